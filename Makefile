@@ -1,0 +1,174 @@
+# kbfs — breadth-first search on huge graphs across many GPUs.
+#
+#   make            build bin/ (kgen kpart kbfs kvalidate kstat)
+#   make demo       install missing packages, then run the whole pipeline on a small graph
+#   make test       install missing packages, then run every test (TAP, under prove)
+#   make test-gpu   the GPU tests (skipped visibly without a GPU)
+#   make bench      the benchmarks in share/bench (not tests)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Switches: MPI=0 (serial build, no mpicc), CUDA=0 (no GPU engine), NCCL=0,
+# NVCC_GENCODE=..., V=1 (show commands), OPT=-O3.
+
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+bindir    ?= $(PREFIX)/bin
+mandir    ?= $(PREFIX)/share/man
+man1dir   ?= $(mandir)/man1
+man5dir   ?= $(mandir)/man5
+man7dir   ?= $(mandir)/man7
+sharedir  ?= $(PREFIX)/share/kbfs
+
+VERSION   := 0.1.0
+OPT       ?= -O3
+CSTD      := -std=c11
+WARN      := -Wall -Wextra -Wno-unused-parameter
+CPPFLAGS  += -D_GNU_SOURCE -Ilibcommon -Igpu -Ibuild -DKBFS_VERSION='"$(VERSION)"'
+CFLAGS    ?= $(OPT) -g
+LDLIBS    += -lz -lm
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# ---- feature detection ---------------------------------------------------
+MPICC_FOUND := $(shell command -v mpicc 2>/dev/null)
+MPI ?= $(if $(MPICC_FOUND),1,0)
+ifeq ($(MPI),1)
+CC := mpicc
+else
+CC ?= gcc
+$(info kbfs: mpi off (no mpicc; install libopenmpi-dev) - programs run as a single process)
+endif
+
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+CUDA ?= $(if $(NVCC),1,0)
+ifeq ($(CUDA),1)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+NVCC_GENCODE ?= -gencode arch=compute_90,code=sm_90
+NCCL_HDR := $(firstword $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h /usr/local/include/nccl.h))
+NCCL ?= $(if $(NCCL_HDR),1,0)
+else
+NCCL := 0
+$(info kbfs: cuda off (no nvcc) - the GPU engine is not built)
+endif
+ifeq ($(CUDA),1)
+ifneq ($(NCCL),1)
+$(info kbfs: nccl off (no nccl.h) - GPU exchanges use MPI with host staging)
+endif
+endif
+
+OPENMP ?= 1
+ifeq ($(OPENMP),1)
+CFLAGS += -fopenmp
+LDFLAGS += -fopenmp
+endif
+
+# ---- sources ---------------------------------------------------------------
+LIB_SRC  := $(sort $(wildcard libcommon/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=build/%.o)
+CMD_SRC  := $(sort $(wildcard cmd/*.c))
+PROGS    := $(CMD_SRC:cmd/%.c=bin/%)
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNITS    := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+
+ifeq ($(CUDA),1)
+GPU_SRC  := $(sort $(wildcard gpu/*.cu))
+GPU_OBJ  := $(GPU_SRC:%.cu=build/%.o)
+GPU_LIB  := build/libkgpu.a
+CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
+GPU_LDLIBS := -L$(CUDA_LIBDIR) -lcudart $(if $(filter 1,$(NCCL)),-lnccl) -lstdc++
+NVCCFLAGS ?= -O3 -g -lineinfo
+NVCCFLAGS += -std=c++17 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Wno-unused-parameter,-fopenmp
+else
+GPU_SRC  := gpu/kgpu_none.c
+GPU_OBJ  := build/gpu/kgpu_none.o
+GPU_LIB  := build/libkgpu.a
+GPU_LDLIBS :=
+endif
+
+KBUILD := build/kbuild.h
+FLAGS_STAMP := build/flags.stamp
+FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS) MPI=$(MPI) CUDA=$(CUDA) NCCL=$(NCCL) $(NVCC) $(NVCCFLAGS)
+
+.PHONY: all clean test test-gpu demo bench install deps check-deps FORCE
+all: $(PROGS)
+
+# rebuild everything when the flags change
+$(FLAGS_STAMP): FORCE
+	@mkdir -p build
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+
+$(KBUILD): $(FLAGS_STAMP)
+	@mkdir -p build
+	@printf '#define KBUILD_MPI %s\n#define KBUILD_CUDA %s\n#define KBUILD_NCCL %s\n' $(MPI) $(CUDA) $(NCCL) > $@
+
+build/%.o: %.c $(FLAGS_STAMP) $(KBUILD)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(CSTD) $(WARN) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+build/%.o: %.cu $(FLAGS_STAMP) $(KBUILD)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  NVCC    $<')
+	$(Q)$(NVCC) $(NVCCFLAGS) $(filter -D% -I%,$(CPPFLAGS)) $(if $(filter 1,$(MPI)),$(shell mpicc --showme:compile 2>/dev/null)) -MMD -MP -c $< -o $@
+
+build/libcommon.a: $(LIB_OBJ)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(GPU_LIB): $(GPU_OBJ)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+bin/%: build/cmd/%.o build/libcommon.a $(GPU_LIB)
+	@mkdir -p bin
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(GPU_LIB) build/libcommon.a $(GPU_LIB) $(GPU_LDLIBS) $(LDLIBS)
+
+build/tests/%: build/tests/unit/%.o build/libcommon.a
+	@mkdir -p build/tests
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< build/libcommon.a $(LDLIBS)
+
+build/tests/unit/%.o: tests/unit/%.c $(FLAGS_STAMP) $(KBUILD)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -Itests/unit $(CFLAGS) -MMD -MP -c $< -o $@
+
+# ---- set-up, demo, tests -----------------------------------------------------
+check-deps:
+	@sh share/kbfs-deps.sh
+
+demo: check-deps
+	@$(MAKE) --no-print-directory all
+	@sh share/demo.sh
+
+test: check-deps
+	@$(MAKE) --no-print-directory all units
+	@sh tests/run.sh
+
+test-gpu: check-deps
+	@$(MAKE) --no-print-directory all units
+	@KBFS_TEST_ONLY=gpu sh tests/run.sh
+
+units: $(UNITS)
+
+bench: all
+	@sh share/bench/run-all.sh
+
+install: all
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) $(DESTDIR)$(man5dir) $(DESTDIR)$(man7dir) $(DESTDIR)$(sharedir)
+	install -m 755 $(PROGS) $(DESTDIR)$(bindir)
+	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(man1dir)
+	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(man5dir)
+	install -m 644 $(wildcard man/*.7) $(DESTDIR)$(man7dir)
+	cp -R share/. $(DESTDIR)$(sharedir)/
+
+clean:
+	rm -rf build bin tests/out
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+.SECONDARY:

@@ -1,0 +1,109 @@
+/* kgen: write a Graph500 Kronecker graph or import a real graph (see kgen(1)). */
+#include "kcomm.h"
+#include "kgenrun.h"
+#include "kimport.h"
+#include "kio.h"
+#include "klog.h"
+#include "kopt.h"
+#include "ksink.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Noreturn void usage(FILE *fp, int status)
+{
+	fprintf(fp,
+		"Usage: kgen -s SCALE [-e EDGEFACTOR] [--seed1 N] [--seed2 N] [--g500-version 3|2]\n"
+		"            [-f kedge|text|g500|g500v2] [-z] [-o FILE|-]\n"
+		"       kgen --from FILE [--import-format auto|edgelist|mtx|metis] [--map FILE]\n"
+		"            [--skip-bad] [-f FORMAT] [-z] [-o FILE|-]\n"
+		"       mpirun -np P kgen -s SCALE ...   (ranks share the generation)\n"
+		"\n"
+		"Write the Graph500 Kronecker graph (edge for edge the reference generator's\n"
+		"list) or import a SNAP/GAP edge list, Matrix Market or METIS file (plain or gzip).\n"
+		"\n"
+		"Options:\n"
+		"  -s, --scale SCALE      2^SCALE vertices, 1..42\n"
+		"  -e, --edgefactor N     edges per vertex (default 16)\n"
+		"      --seed1 N          first generator seed (default 2)\n"
+		"      --seed2 N          second generator seed (default 3)\n"
+		"      --g500-version V   3 (reference 3.x, default) or 2 (reference 2.1.4)\n"
+		"      --from FILE        import FILE ('-' = stdin) instead of generating\n"
+		"      --import-format F  auto (default), edgelist, mtx or metis\n"
+		"      --map FILE         with --from: write 'internal original' id lines to FILE\n"
+		"      --skip-bad         with --from: skip malformed lines instead of stopping\n"
+		"  -f, --format F         kedge (default), text ('u v' lines), g500 (12-byte\n"
+		"                         reference 3.x layout), g500v2 (16-byte 2.x layout)\n"
+		"  -z, --compress         deflate the kedge payload\n"
+		"  -o, --output FILE      output file (default '-': standard output)\n"
+		"      --force            write binary data even to a terminal\n");
+	kopt_common_help(fp);
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	klog_init(argv[0]);
+	enum { O_SEED1 = 256, O_SEED2, O_VER, O_FROM, O_MAP, O_SKIP, O_IFMT, O_FORCE, O_THREADS };
+	static const struct option opts[] = {
+		{"scale", required_argument, 0, 's'},     {"edgefactor", required_argument, 0, 'e'},
+		{"seed1", required_argument, 0, O_SEED1}, {"seed2", required_argument, 0, O_SEED2},
+		{"g500-version", required_argument, 0, O_VER},
+		{"from", required_argument, 0, O_FROM},   {"map", required_argument, 0, O_MAP},
+		{"skip-bad", no_argument, 0, O_SKIP},     {"import-format", required_argument, 0, O_IFMT},
+		{"format", required_argument, 0, 'f'},    {"compress", no_argument, 0, 'z'},
+		{"output", required_argument, 0, 'o'},    {"force", no_argument, 0, O_FORCE},
+		{"threads", required_argument, 0, O_THREADS},
+		{"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0}};
+	static const char *const ifmts[] = {"auto", "edgelist", "mtx", "metis", NULL};
+	static const char *const fmts[] = {"kedge", "text", "g500", "g500v2", NULL};
+	kgenrun_opts o = {.p = {.scale = 0, .edgefactor = 16, .seed1 = 2, .seed2 = 3, .version = 3},
+			  .format = KFMT_KEDGE, .out = "-", .import_format = KIMPORT_AUTO};
+	int c;
+	while ((c = getopt_long(argc, argv, "s:e:f:zo:qvhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': o.p.scale = (int)kopt_u64("-s", optarg, 1, KGEN_MAX_SCALE); break;
+		case 'e': o.p.edgefactor = kopt_u64("-e", optarg, 1, 1u << 20); break;
+		case O_SEED1: o.p.seed1 = kopt_u64("--seed1", optarg, 0, UINT64_MAX); break;
+		case O_SEED2: o.p.seed2 = kopt_u64("--seed2", optarg, 0, UINT64_MAX); break;
+		case O_VER: o.p.version = (int)kopt_u64("--g500-version", optarg, 2, 3); break;
+		case O_FROM: o.from = optarg; break;
+		case O_MAP: o.map_out = optarg; break;
+		case O_SKIP: o.skip_bad = 1; break;
+		case O_IFMT: o.import_format = kopt_choice("--import-format", optarg, ifmts); break;
+		case 'f': o.format = kopt_choice("-f", optarg, fmts); break;
+		case 'z': o.compress = 1; break;
+		case 'o': o.out = optarg; break;
+		case O_FORCE: o.force = 1; break;
+		case O_THREADS: kopt_set_threads((int)kopt_u64("--threads", optarg, 1, 4096)); break;
+		case 'q': klog_set_quiet(1); break;
+		case 'v': klog_set_verbose(1); break;
+		case 'h': usage(stdout, 0);
+		case 'V': kopt_version(stdout); return kio_close_stdout();
+		default: fprintf(stderr, "Try 'kgen --help' for more information.\n"); return KEXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		kopt_usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o.from && !o.p.scale)
+		kopt_usage_error("give -s SCALE or --from FILE");
+	if (o.from && o.p.scale)
+		kopt_usage_error("-s and --from exclude each other");
+	if (!o.from && (o.map_out || o.skip_bad))
+		kopt_usage_error("--map and --skip-bad go with --from");
+	if (o.compress && o.format != KFMT_KEDGE)
+		kopt_usage_error("-z applies to the kedge format only");
+	if (!o.from && !kgen_nedges(&o.p))
+		kopt_usage_error("edgefactor x 2^scale does not fit in 64 bits");
+	o.argc = argc;
+	o.argv = argv;
+	kcomm *world = kcomm_init(&argc, &argv, 0);
+	int rc = o.from ? kgenrun_import(world, &o) : kgenrun_generate(world, &o);
+	kcomm_finalize();
+	if (!rc && !strcmp(o.out, "-"))
+		rc = kio_close_stdout();
+	return rc;
+}

@@ -1,0 +1,82 @@
+/* kstat: statistics of edge files, partitions and kbfs runs (see kstat(1)). */
+#include "kgraph.h"
+#include "kio.h"
+#include "klog.h"
+#include "kopt.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static _Noreturn void usage(FILE *fp, int status)
+{
+	fprintf(fp,
+		"Usage: kstat [--json] [--svg FILE] EDGEFILE|-\n"
+		"\n"
+		"Report on an edge file: vertices, edges, self-loops, duplicate edges,\n"
+		"isolated vertices, maximum degree and a log2 degree histogram.\n"
+		"\n"
+		"Options:\n"
+		"      --json         machine-readable output (JSON) on stdout\n"
+		"      --svg FILE     also draw the degree distribution (log-log) as SVG\n");
+	kopt_common_help(fp);
+	exit(status);
+}
+
+static int write_svg(const char *svg, const char *path, const kgraph_stats *s)
+{
+	kio_out *o = kio_open_out(svg, 0, 0);
+	if (!o)
+		return KEXIT_IO;
+	if (kgraph_svg(kio_out_file(o), path, s)) {
+		kio_abort(o);
+		kerror("cannot write '%s'", svg);
+		return KEXIT_IO;
+	}
+	return kio_commit(o);
+}
+
+int main(int argc, char **argv)
+{
+	klog_init(argv[0]);
+	enum { O_JSON = 256, O_SVG, O_THREADS };
+	static const struct option opts[] = {
+		{"json", no_argument, 0, O_JSON},     {"svg", required_argument, 0, O_SVG},
+		{"threads", required_argument, 0, O_THREADS},
+		{"quiet", no_argument, 0, 'q'},      {"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},       {"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0}};
+	int json = 0, c;
+	const char *svg = NULL;
+	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
+		switch (c) {
+		case O_JSON: json = 1; break;
+		case O_SVG: svg = optarg; break;
+		case O_THREADS: kopt_set_threads((int)kopt_u64("--threads", optarg, 1, 4096)); break;
+		case 'q': klog_set_quiet(1); break;
+		case 'v': klog_set_verbose(1); break;
+		case 'h': usage(stdout, 0);
+		case 'V': kopt_version(stdout); return kio_close_stdout();
+		default: fprintf(stderr, "Try 'kstat --help' for more information.\n"); return KEXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		kopt_usage_error("give an edge file ('-' for standard input)");
+	if (argc - optind > 1)
+		kopt_usage_error("one edge file at a time");
+	const char *path = argv[optind];
+	kgraph_stats s;
+	int rc = kgraph_stats_file(path, &s);
+	if (rc)
+		return rc;
+	if (json)
+		kgraph_print_json(stdout, path, &s);
+	else
+		kgraph_print(stdout, path, &s);
+	if (svg)
+		rc = write_svg(svg, path, &s);
+	kgraph_stats_free(&s);
+	int rc2 = kio_close_stdout();
+	return rc ? rc : rc2;
+}

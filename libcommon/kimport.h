@@ -1,0 +1,75 @@
+/*
+ * kimport: reading real graphs into edge tuples.
+ *
+ * Formats, each plain or gzip'd (gzip found by its magic bytes, through
+ * zlib), detected from the content, never the file name:
+ *   - SNAP/GAP text edge lists: "u v [anything]" per line, '#' and '%'
+ *     comment lines, blank lines ignored, ids are non-negative 64-bit
+ *     integers (a third column such as a GAP .wel weight is ignored);
+ *   - Matrix Market coordinate files ("%%MatrixMarket matrix coordinate
+ *     pattern|integer|real|complex general|symmetric|skew-symmetric|
+ *     hermitian"), 1-based; the size line must be square (ROWS == COLUMNS)
+ *     and the entry count must match it.  "general" entries are kept as
+ *     given (both (i,j) and (j,i) when both are listed); "symmetric" files
+ *     list each off-diagonal edge once and it is kept once;
+ *   - METIS .graph adjacency files (header "n m [fmt [ncon]]", then line i
+ *     lists the 1-based neighbours of vertex i, a blank line being an
+ *     isolated vertex; vertex sizes, ncon vertex weights and edge weights
+ *     of fmt 1/10/11/100/.../111 are skipped; '%' comment lines), each
+ *     undirected edge kept once (from the endpoint with the lower id); the
+ *     kept count must equal m and the lists must be symmetric.
+ *
+ * Detection: "%%MatrixMarket" on the first line is Matrix Market.  METIS
+ * when the first line that is not blank or a '%' comment (with no '#'
+ * comment before it) is 2-4 integers "n m [fmt [ncon]]" with n >= 1 and a
+ * known fmt, and every vertex line in the first window of the input (8 MiB,
+ * grown to hold 1000 lines) fits fmt with neighbours in 1..n, lines past
+ * the n-th being blank; and, when the window is the whole input, there are
+ * exactly n vertex lines and either the neighbour entries total 2m or the
+ * lists are symmetric; when it is not, the lists of the window's k vertex
+ * lines are symmetric within 1..k (or, with no such pair at all, the lines'
+ * neighbour counts differ).  Anything else is an edge list.  A format
+ * other than KIMPORT_AUTO forces that parser.
+ *
+ * Vertex ids: edge lists whose ids are dense enough (max_id + 1 <=
+ * 2 * distinct ids) keep them (internal = original, nv = max_id + 1,
+ * map = NULL meaning identity); otherwise internal k is the k-th smallest
+ * distinct id (deterministic) and map[k] is that id.  Matrix Market and
+ * METIS: internal = id - 1, nv = the declared vertex count, map[k] = k + 1.
+ * Self-loops and duplicates are kept as tuples and self-loops counted.
+ *
+ * Errors: a malformed line (non-numeric token, negative or > 64-bit id, a
+ * single id, an index beyond the declared size, extra METIS lines) is
+ * "FILE:LINE: reason" and KEXIT_DATA, unless skip_bad, which counts it in
+ * malformed and skips it.  Always errors (KEXIT_DATA): a bad Matrix Market
+ * banner or size line, a wrong entry or vertex-line count, a bad METIS
+ * header, a METIS edge count or symmetry mismatch (only a warning once bad
+ * lines were skipped), a corrupt or truncated gzip stream, no edges.  A file
+ * that cannot be opened or read is KEXIT_IO.
+ */
+#ifndef KIMPORT_H
+#define KIMPORT_H
+
+#include <stdint.h>
+
+enum kimport_format { KIMPORT_AUTO, KIMPORT_EDGELIST, KIMPORT_MTX, KIMPORT_METIS };
+
+typedef struct kimport_result {
+	int format;          /* the detected enum kimport_format */
+	uint64_t nv, ne;     /* vertices, edge tuples */
+	uint64_t *uv;        /* 2*ne internal ids */
+	uint64_t *map;       /* nv original ids; NULL: identity (dense edge list) */
+	uint64_t lines;      /* lines read */
+	uint64_t selfloops;  /* self-loop tuples kept */
+	uint64_t malformed;  /* lines skipped with skip_bad */
+	uint64_t comments;   /* comment/header lines */
+} kimport_result;
+
+/* Read PATH ("-" = stdin).  Returns 0 or a KEXIT_* code after kerror(). */
+int kimport_read(const char *path, int format, int skip_bad, kimport_result *res);
+/* Frees uv and map and zeroes *res. */
+void kimport_free(kimport_result *res);
+/* "auto", "edgelist", "mtx", "metis" */
+const char *kimport_format_name(int format);
+
+#endif

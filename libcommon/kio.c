@@ -1,0 +1,522 @@
+#include "kio.h"
+#include "klog.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+uint32_t kio_crc32(uint32_t crc, const void *buf, size_t n)
+{
+	const unsigned char *p = buf;
+	while (n) {
+		uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+		crc = (uint32_t)crc32(crc, p, chunk);
+		p += chunk;
+		n -= chunk;
+	}
+	return crc;
+}
+
+uint32_t kio_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b)
+{
+	return (uint32_t)crc32_combine64(a, b, (z_off64_t)len_b);
+}
+
+/* ---------------------------------------------------------------- input */
+
+enum { KIO_BUF = 1 << 20 };
+
+struct kio_in {
+	char *name;
+	int fd, own_fd, regular;
+	uint64_t size;
+	z_stream *zs;        /* set when the input is gzip */
+	unsigned char *raw;  /* compressed bytes waiting for inflate */
+	int raw_eof, z_end;
+	unsigned char *buf;  /* decoded bytes not yet consumed */
+	size_t pos, len;
+	int eof;
+	uint64_t consumed;
+	char *line;
+	size_t linecap;
+};
+
+/* read(2) until n bytes or end of file */
+static int read_fd(kio_in *in, void *dst, size_t n, size_t *got)
+{
+	size_t have = 0;
+	while (have < n) {
+		ssize_t r = read(in->fd, (char *)dst + have, n - have);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			kerror("cannot read '%s': %s", in->name, strerror(errno));
+			return KEXIT_IO;
+		}
+		if (r == 0)
+			break;
+		have += (size_t)r;
+	}
+	*got = have;
+	return 0;
+}
+
+/* Produce up to n decoded bytes into dst. */
+static int src_read(kio_in *in, unsigned char *dst, size_t n, size_t *got)
+{
+	if (!in->zs)
+		return read_fd(in, dst, n, got);
+	z_stream *zs = in->zs;
+	zs->next_out = dst;
+	zs->avail_out = (uInt)(n > (1u << 30) ? (1u << 30) : n);
+	uInt want = zs->avail_out;
+	while (zs->avail_out) {
+		if (zs->avail_in == 0 && !in->raw_eof) {
+			size_t r;
+			int rc = read_fd(in, in->raw, KIO_BUF, &r);
+			if (rc)
+				return rc;
+			if (r == 0)
+				in->raw_eof = 1;
+			zs->next_in = in->raw;
+			zs->avail_in = (uInt)r;
+		}
+		if (in->z_end) {
+			/* another gzip member may follow (concatenated files) */
+			if (zs->avail_in == 0 && in->raw_eof)
+				break;
+			inflateReset(zs);
+			in->z_end = 0;
+		}
+		if (zs->avail_in == 0 && in->raw_eof) {
+			kerror("'%s': truncated gzip data", in->name);
+			return KEXIT_DATA;
+		}
+		int zr = inflate(zs, Z_NO_FLUSH);
+		if (zr == Z_STREAM_END) {
+			in->z_end = 1;
+		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			kerror("'%s': corrupt gzip data (%s)", in->name, zs->msg ? zs->msg : "inflate error");
+			return KEXIT_DATA;
+		}
+	}
+	*got = want - zs->avail_out;
+	return 0;
+}
+
+static int fill(kio_in *in)
+{
+	if (in->eof)
+		return 0;
+	if (in->pos > 0) {
+		memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+		in->len -= in->pos;
+		in->pos = 0;
+	}
+	size_t got;
+	int rc = src_read(in, in->buf + in->len, KIO_BUF - in->len, &got);
+	if (rc)
+		return rc;
+	if (got == 0)
+		in->eof = 1;
+	in->len += got;
+	return 0;
+}
+
+kio_in *kio_open_in(const char *path, int allow_gzip)
+{
+	kio_in *in = kcalloc(1, sizeof *in);
+	int is_stdin = !strcmp(path, "-");
+	in->name = kstrdup(is_stdin ? "-" : path);
+	if (is_stdin) {
+		in->fd = STDIN_FILENO;
+	} else {
+		in->fd = open(path, O_RDONLY);
+		if (in->fd < 0) {
+			kerror("cannot open '%s': %s", path, strerror(errno));
+			free(in->name);
+			free(in);
+			return NULL;
+		}
+		in->own_fd = 1;
+	}
+	struct stat st;
+	if (fstat(in->fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			kerror("cannot read '%s': Is a directory", in->name);
+			kio_close_in(in);
+			return NULL;
+		}
+		if (S_ISREG(st.st_mode)) {
+			in->regular = 1;
+			in->size = (uint64_t)st.st_size;
+		}
+	}
+	in->buf = kmalloc(KIO_BUF);
+	if (allow_gzip) {
+		/* read the first bytes raw to look for the gzip magic */
+		size_t got;
+		if (read_fd(in, in->buf, 2, &got)) {
+			kio_close_in(in);
+			return NULL;
+		}
+		if (got == 2 && in->buf[0] == 0x1f && in->buf[1] == 0x8b) {
+			in->zs = kcalloc(1, sizeof *in->zs);
+			if (inflateInit2(in->zs, 15 + 16) != Z_OK)
+				kdie(KEXIT_RESOURCE, "zlib initialisation failed");
+			in->raw = kmalloc(KIO_BUF);
+			memcpy(in->raw, in->buf, 2);
+			in->zs->next_in = in->raw;
+			in->zs->avail_in = 2;
+			in->regular = 0;
+		} else {
+			in->len = got;
+		}
+	}
+	return in;
+}
+
+int kio_peek(kio_in *in, void *buf, size_t n, size_t *got)
+{
+	while (in->len - in->pos < n && !in->eof) {
+		int rc = fill(in);
+		if (rc)
+			return rc;
+	}
+	size_t have = in->len - in->pos;
+	*got = have < n ? have : n;
+	memcpy(buf, in->buf + in->pos, *got);
+	return 0;
+}
+
+int kio_read(kio_in *in, void *dst, size_t n, size_t *got)
+{
+	size_t have = 0;
+	unsigned char *d = dst;
+	if (in->pos < in->len) {
+		size_t k = in->len - in->pos;
+		if (k > n)
+			k = n;
+		memcpy(d, in->buf + in->pos, k);
+		in->pos += k;
+		have = k;
+	}
+	while (have < n && !in->eof) {
+		size_t r;
+		int rc = src_read(in, d + have, n - have, &r);
+		if (rc)
+			return rc;
+		if (r == 0)
+			in->eof = 1;
+		have += r;
+	}
+	in->consumed += have;
+	*got = have;
+	return 0;
+}
+
+int kio_read_exact(kio_in *in, void *buf, size_t n, const char *what)
+{
+	size_t got;
+	int rc = kio_read(in, buf, n, &got);
+	if (rc)
+		return rc;
+	if (got != n) {
+		kerror("'%s': truncated file (end of data inside the %s)", in->name, what);
+		return KEXIT_DATA;
+	}
+	return 0;
+}
+
+char *kio_getline(kio_in *in, size_t *len, int *err)
+{
+	*err = 0;
+	for (;;) {
+		unsigned char *start = in->buf + in->pos;
+		unsigned char *nl = memchr(start, '\n', in->len - in->pos);
+		if (nl || (in->eof && in->pos < in->len)) {
+			size_t n = nl ? (size_t)(nl - start) : in->len - in->pos;
+			if (n + 1 > in->linecap) {
+				in->linecap = n + 1 > 256 ? n + 1 : 256;
+				in->line = krealloc(in->line, in->linecap);
+			}
+			memcpy(in->line, start, n);
+			in->line[n] = 0;
+			if (n && in->line[n - 1] == '\r')
+				in->line[--n] = 0;
+			size_t used = (nl ? (size_t)(nl - start) + 1 : n);
+			in->pos += used;
+			in->consumed += used;
+			*len = n;
+			return in->line;
+		}
+		if (in->eof)
+			return NULL;
+		if (in->pos == 0 && in->len == KIO_BUF) {
+			kerror("'%s': line longer than %d bytes", in->name, KIO_BUF);
+			*err = KEXIT_DATA;
+			return NULL;
+		}
+		int rc = fill(in);
+		if (rc) {
+			*err = rc;
+			return NULL;
+		}
+	}
+}
+
+int kio_seekable(const kio_in *in) { return in->regular && !in->zs; }
+uint64_t kio_size(const kio_in *in) { return in->regular ? in->size : 0; }
+uint64_t kio_tell(const kio_in *in) { return in->consumed; }
+const char *kio_name(const kio_in *in) { return in->name; }
+
+int kio_pread(kio_in *in, void *buf, size_t n, uint64_t off, const char *what)
+{
+	size_t have = 0;
+	while (have < n) {
+		ssize_t r = pread(in->fd, (char *)buf + have, n - have, (off_t)(off + have));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			kerror("cannot read '%s': %s", in->name, strerror(errno));
+			return KEXIT_IO;
+		}
+		if (r == 0) {
+			kerror("'%s': truncated file (end of data inside the %s)", in->name, what);
+			return KEXIT_DATA;
+		}
+		have += (size_t)r;
+	}
+	return 0;
+}
+
+void kio_close_in(kio_in *in)
+{
+	if (!in)
+		return;
+	if (in->own_fd)
+		close(in->fd);
+	if (in->zs) {
+		inflateEnd(in->zs);
+		free(in->zs);
+	}
+	free(in->raw);
+	free(in->buf);
+	free(in->line);
+	free(in->name);
+	free(in);
+}
+
+/* --------------------------------------------------------------- cleanup */
+
+static char *pending[64];
+static int npending;
+
+static void cleanup_all(void)
+{
+	for (int i = 0; i < npending; i++)
+		if (pending[i]) {
+			kio_rmtree(pending[i]);
+			free(pending[i]);
+			pending[i] = NULL;
+		}
+	npending = 0;
+}
+
+void kio_cleanup_add(const char *path)
+{
+	if (!path)
+		return;
+	klog_atdie(cleanup_all);
+	for (int i = 0; i < npending; i++)
+		if (!pending[i]) {
+			pending[i] = kstrdup(path);
+			return;
+		}
+	if (npending < 64)
+		pending[npending++] = kstrdup(path);
+}
+
+void kio_cleanup_remove(const char *path)
+{
+	for (int i = 0; i < npending; i++)
+		if (pending[i] && !strcmp(pending[i], path)) {
+			free(pending[i]);
+			pending[i] = NULL;
+		}
+}
+
+int kio_rmtree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (d) {
+			struct dirent *e;
+			while ((e = readdir(d))) {
+				if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+					continue;
+				size_t n = strlen(path) + strlen(e->d_name) + 2;
+				char *sub = malloc(n);
+				if (!sub)
+					break;
+				snprintf(sub, n, "%s/%s", path, e->d_name);
+				kio_rmtree(sub);
+				free(sub);
+			}
+			closedir(d);
+		}
+		return rmdir(path);
+	}
+	return unlink(path);
+}
+
+/* ---------------------------------------------------------------- output */
+
+struct kio_out {
+	char *name;
+	char *tmp; /* NULL for stdout */
+	FILE *fp;
+	int failed;
+};
+
+kio_out *kio_open_out(const char *path, int binary, int force)
+{
+	kio_out *o = kcalloc(1, sizeof *o);
+	if (!strcmp(path, "-")) {
+		if (binary && !force && isatty(STDOUT_FILENO)) {
+			kerror("refusing to write binary data to a terminal (use -o FILE, a pipe, or --force)");
+			free(o);
+			return NULL;
+		}
+		o->name = kstrdup("-");
+		o->fp = stdout;
+		return o;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		kerror("cannot write '%s': Is a directory", path);
+		free(o);
+		return NULL;
+	}
+	o->name = kstrdup(path);
+	size_t n = strlen(path) + 16;
+	o->tmp = kmalloc(n);
+	snprintf(o->tmp, n, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		kerror("cannot create '%s': %s", path, strerror(errno));
+		free(o->tmp);
+		free(o->name);
+		free(o);
+		return NULL;
+	}
+	fchmod(fd, 0644 & ~umask(umask(0)));
+	kio_cleanup_add(o->tmp);
+	o->fp = fdopen(fd, "wb");
+	if (!o->fp)
+		kdie(KEXIT_RESOURCE, "cannot open a stream for '%s'", path);
+	setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
+	return o;
+}
+
+int kio_write(kio_out *o, const void *buf, size_t n)
+{
+	if (o->failed)
+		return KEXIT_IO;
+	if (n && fwrite(buf, 1, n, o->fp) != n) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		o->failed = 1;
+		return KEXIT_IO;
+	}
+	return 0;
+}
+
+int kio_printf(kio_out *o, const char *fmt, ...)
+{
+	if (o->failed)
+		return KEXIT_IO;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfprintf(o->fp, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		o->failed = 1;
+		return KEXIT_IO;
+	}
+	return 0;
+}
+
+int kio_commit(kio_out *o)
+{
+	int rc = o->failed ? KEXIT_IO : 0;
+	if (!o->tmp) {
+		if (!rc && fflush(o->fp)) {
+			kerror("cannot write '%s': %s", "(stdout)", strerror(errno));
+			rc = KEXIT_IO;
+		}
+		free(o->name);
+		free(o);
+		return rc;
+	}
+	if (!rc && (fflush(o->fp) || ferror(o->fp))) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		rc = KEXIT_IO;
+	}
+	if (fclose(o->fp) && !rc) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		rc = KEXIT_IO;
+	}
+	if (!rc && rename(o->tmp, o->name)) {
+		kerror("cannot rename '%s' to '%s': %s", o->tmp, o->name, strerror(errno));
+		rc = KEXIT_IO;
+	}
+	if (rc)
+		unlink(o->tmp);
+	kio_cleanup_remove(o->tmp);
+	free(o->tmp);
+	free(o->name);
+	free(o);
+	return rc;
+}
+
+void kio_abort(kio_out *o)
+{
+	if (!o)
+		return;
+	if (o->tmp) {
+		fclose(o->fp);
+		unlink(o->tmp);
+		kio_cleanup_remove(o->tmp);
+		free(o->tmp);
+	} else {
+		fflush(o->fp);
+	}
+	free(o->name);
+	free(o);
+}
+
+const char *kio_out_name(const kio_out *o) { return o->name; }
+FILE *kio_out_file(kio_out *o) { return o->fp; }
+
+int kio_close_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		if (errno == EPIPE)
+			return 0;
+		kerror("cannot write standard output: %s", strerror(errno));
+		return KEXIT_IO;
+	}
+	return 0;
+}
+
+int kio_progress_ok(void) { return !klog_quiet() && isatty(STDERR_FILENO); }

@@ -1,0 +1,93 @@
+/*
+ * kio: byte-level I/O shared by every format.
+ *
+ * Owns: little-endian encode/decode helpers (formats never write a struct
+ * raw), CRC32, input streams ("-" is stdin; gzip is detected by its magic
+ * bytes and decompressed transparently) and atomic output files: data goes
+ * to a temporary sibling "NAME.tmp.XXXXXX" that kio_commit() renames over
+ * NAME; kio_abort(), kdie() and fatal signals remove it, so a failed run
+ * never leaves a half-written file.  "-" as output is stdout, refused when
+ * stdout is a terminal unless forced.
+ * Errors are reported with kerror() naming the file and the reason; the
+ * functions return a KEXIT_* code (0 on success).
+ */
+#ifndef KIO_H
+#define KIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+static inline void kio_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void kio_put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void kio_put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t kio_get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t kio_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t kio_get64(const uint8_t *p) { return (uint64_t)kio_get32(p) | ((uint64_t)kio_get32(p + 4) << 32); }
+
+/* CRC-32 (zlib's polynomial); start with crc = 0. Handles sizes > 4 GiB. */
+uint32_t kio_crc32(uint32_t crc, const void *buf, size_t n);
+/* CRC of A followed by B, from crc(A), crc(B) and len(B) (for parallel CRCs). */
+uint32_t kio_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+
+/* ---- input ---- */
+typedef struct kio_in kio_in;
+/* Open PATH ("-" = stdin).  gzip input is inflated transparently when
+ * allow_gzip; otherwise bytes are passed as they are.  NULL after kerror(). */
+kio_in *kio_open_in(const char *path, int allow_gzip);
+/* Read up to n bytes; *got = 0 at end of file. Returns 0 or KEXIT_IO. */
+int kio_read(kio_in *in, void *buf, size_t n, size_t *got);
+/* Read exactly n bytes: KEXIT_DATA ("truncated") on early end, naming what. */
+int kio_read_exact(kio_in *in, void *buf, size_t n, const char *what);
+/* Next line without its newline (NUL-terminated, valid until the next call);
+ * NULL at end of file or on error (then *err is set to a KEXIT code). */
+char *kio_getline(kio_in *in, size_t *len, int *err);
+/* 1 if this input is a regular, uncompressed file (pread is possible). */
+int kio_seekable(const kio_in *in);
+/* Positioned read on a seekable input (does not move the stream). */
+int kio_pread(kio_in *in, void *buf, size_t n, uint64_t off, const char *what);
+/* Bytes consumed so far from the stream (decompressed). */
+uint64_t kio_tell(const kio_in *in);
+/* Size of the underlying file if regular, else 0. */
+uint64_t kio_size(const kio_in *in);
+const char *kio_name(const kio_in *in);
+void kio_close_in(kio_in *in);
+/* Peek at the first n bytes (n <= 16) without consuming them. */
+int kio_peek(kio_in *in, void *buf, size_t n, size_t *got);
+
+/* ---- output ---- */
+typedef struct kio_out kio_out;
+/* Open PATH for writing ("-" = stdout).  binary: refuse a terminal unless
+ * force.  Files other than "-" are written to a temporary sibling. */
+kio_out *kio_open_out(const char *path, int binary, int force);
+int kio_write(kio_out *out, const void *buf, size_t n);
+int kio_printf(kio_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Flush, close and rename into place; frees out.  Returns 0 or KEXIT_IO. */
+int kio_commit(kio_out *out);
+/* Close and remove the temporary; frees out. */
+void kio_abort(kio_out *out);
+const char *kio_out_name(const kio_out *out);
+FILE *kio_out_file(kio_out *out);
+
+/* Register a path (file or directory tree) to remove if we die; NULL-safe. */
+void kio_cleanup_add(const char *path);
+void kio_cleanup_remove(const char *path);
+/* rm -rf PATH (used for temporary directories). */
+int kio_rmtree(const char *path);
+/* Close stdout and report a failure (e.g. full disk) as KEXIT_IO. */
+int kio_close_stdout(void);
+/* 1 if stderr is a terminal and not quiet: progress may be shown. */
+int kio_progress_ok(void);
+
+#endif

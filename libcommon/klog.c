@@ -1,0 +1,186 @@
+#define _POSIX_C_SOURCE 200809L
+#include "klog.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *prog_name = "kbfs";
+static int log_rank = 0, log_size = 1;
+static int log_quiet, log_verbose;
+static void (*cleanups[16])(void);
+static int ncleanups;
+static void (*exit_hook)(int);
+static volatile sig_atomic_t in_cleanup;
+
+static void on_signal(int sig)
+{
+	klog_run_cleanups();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void klog_init(const char *prog)
+{
+	const char *slash = strrchr(prog, '/');
+	prog_name = slash ? slash + 1 : prog;
+	/* a closed pipe downstream ends us quietly */
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+}
+
+const char *klog_prog(void) { return prog_name; }
+void klog_set_rank(int rank, int size) { log_rank = rank; log_size = size; }
+void klog_set_quiet(int q) { log_quiet = q; }
+void klog_set_verbose(int v) { log_verbose = v; }
+int klog_verbose(void) { return log_verbose; }
+int klog_quiet(void) { return log_quiet; }
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	char buf[2048];
+	int n;
+	if (log_size > 1)
+		n = snprintf(buf, sizeof buf, "%s[rank %d]: %s", prog_name, log_rank, kind);
+	else
+		n = snprintf(buf, sizeof buf, "%s: %s", prog_name, kind);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		n = 0;
+	vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+	/* one write, so lines from several ranks do not interleave */
+	size_t len = strlen(buf);
+	if (len + 1 < sizeof buf) {
+		buf[len++] = '\n';
+		buf[len] = 0;
+	}
+	fflush(stdout);
+	if (write(STDERR_FILENO, buf, len) < 0) {
+		/* nothing sensible left to do */
+	}
+}
+
+void kerror(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void kwarn(const char *fmt, ...)
+{
+	if (log_quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void kinfo(const char *fmt, ...)
+{
+	if (!log_verbose)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void klog_atdie(void (*fn)(void))
+{
+	for (int i = 0; i < ncleanups; i++)
+		if (cleanups[i] == fn)
+			return;
+	if (ncleanups < (int)(sizeof cleanups / sizeof cleanups[0]))
+		cleanups[ncleanups++] = fn;
+}
+
+void klog_set_exit_hook(void (*fn)(int)) { exit_hook = fn; }
+
+void klog_run_cleanups(void)
+{
+	if (in_cleanup)
+		return;
+	in_cleanup = 1;
+	for (int i = ncleanups - 1; i >= 0; i--)
+		cleanups[i]();
+	in_cleanup = 0;
+}
+
+_Noreturn void kdie(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	klog_run_cleanups();
+	if (exit_hook)
+		exit_hook(code);
+	exit(code);
+}
+
+_Noreturn void kbug_at(const char *file, int line, const char *fmt, ...)
+{
+	char what[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	kerror("BUG at %s:%d: %s", file, line, what);
+	klog_run_cleanups();
+	abort();
+}
+
+void *kmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		kdie(KEXIT_RESOURCE, "out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *kcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		kdie(KEXIT_RESOURCE, "out of memory allocating %zu x %zu bytes", n, size);
+	return p;
+}
+
+void *krealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		kdie(KEXIT_RESOURCE, "out of memory allocating %zu bytes", n);
+	return q;
+}
+
+char *kstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = kmalloc(n);
+	memcpy(d, s, n);
+	return d;
+}
+
+size_t kmul(size_t n, size_t m)
+{
+	if (m && n > SIZE_MAX / m)
+		kdie(KEXIT_RESOURCE, "size overflow: %zu x %zu", n, m);
+	return n * m;
+}
+
+double ktime(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

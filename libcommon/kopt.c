@@ -1,0 +1,136 @@
+#include "kopt.h"
+#include "klog.h"
+#include "kbuild.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+int kopt_parse_u64(const char *arg, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	if (!arg || !*arg || *arg == '-' || *arg == '+' || *arg == ' ')
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 0);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int kopt_parse_i64(const char *arg, int64_t lo, int64_t hi, int64_t *out)
+{
+	if (!arg || !*arg || *arg == ' ')
+		return -1;
+	errno = 0;
+	char *end;
+	long long v = strtoll(arg, &end, 0);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+uint64_t kopt_u64(const char *opt, const char *arg, uint64_t lo, uint64_t hi)
+{
+	uint64_t v;
+	if (kopt_parse_u64(arg, lo, hi, &v))
+		kopt_usage_error("%s: '%s' is not a whole number from %llu to %llu", opt, arg ? arg : "",
+				 (unsigned long long)lo, (unsigned long long)hi);
+	return v;
+}
+
+int64_t kopt_i64(const char *opt, const char *arg, int64_t lo, int64_t hi)
+{
+	int64_t v;
+	if (kopt_parse_i64(arg, lo, hi, &v))
+		kopt_usage_error("%s: '%s' is not a whole number from %lld to %lld", opt, arg ? arg : "",
+				 (long long)lo, (long long)hi);
+	return v;
+}
+
+double kopt_double(const char *opt, const char *arg, double lo, double hi)
+{
+	char *end;
+	errno = 0;
+	double v = arg && *arg ? strtod(arg, &end) : NAN;
+	if (!arg || !*arg || errno || *end || !(v >= lo && v <= hi))
+		kopt_usage_error("%s: '%s' is not a number from %g to %g", opt, arg ? arg : "", lo, hi);
+	return v;
+}
+
+int kopt_choice(const char *opt, const char *arg, const char *const *choices)
+{
+	char list[512] = "";
+	for (int i = 0; choices[i]; i++) {
+		if (!strcmp(arg, choices[i]))
+			return i;
+		if (i)
+			strncat(list, ", ", sizeof list - strlen(list) - 1);
+		strncat(list, choices[i], sizeof list - strlen(list) - 1);
+	}
+	kopt_usage_error("%s: '%s' is not one of %s", opt, arg, list);
+}
+
+void kopt_version(FILE *fp)
+{
+	fprintf(fp, "%s (kbfs) %s\n", klog_prog(), KBFS_VERSION);
+	fprintf(fp, "features: cuda=%s mpi=%s nccl=%s zlib=yes openmp=%s\n",
+		KBUILD_CUDA ? "yes" : "no", KBUILD_MPI ? "yes" : "no", KBUILD_NCCL ? "yes" : "no",
+#ifdef _OPENMP
+		"yes"
+#else
+		"no"
+#endif
+	);
+}
+
+void kopt_common_help(FILE *fp)
+{
+	fputs("Common options:\n"
+	      "  -q, --quiet          no progress or warnings on stderr\n"
+	      "  -v, --verbose        more detail on stderr\n"
+	      "      --threads N      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
+	      "  -h, --help           print this help and exit\n"
+	      "  -V, --version        print version and build features and exit\n"
+	      "Exit status: 0 success, 1 data error or failed validation, 2 usage error,\n"
+	      "3 I/O error, 4 out of memory or device error.\n",
+	      fp);
+}
+
+_Noreturn void kopt_usage_error(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	kerror("%s", buf);
+	fprintf(stderr, "Try '%s --help' for more information.\n", klog_prog());
+	exit(KEXIT_USAGE);
+}
+
+void kopt_set_threads(int n)
+{
+#ifdef _OPENMP
+	if (n > 0)
+		omp_set_num_threads(n);
+#else
+	(void)n;
+#endif
+}
+
+int kopt_max_threads(void)
+{
+#ifdef _OPENMP
+	return omp_get_max_threads();
+#else
+	return 1;
+#endif
+}

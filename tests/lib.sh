@@ -1,0 +1,120 @@
+# tests/lib.sh: a small TAP library for the shell tests.  Source it, then call
+# plan-less assertions; finish with `done_testing`.
+#
+#   ok COND_CMD... / is GOT WANT NAME / run_ok NAME CMD... /
+#   must_fail CODE NAME CMD...  (CMD must exit with CODE, not crash, and print
+#   exactly one line on stderr) / skip_all REASON / need_mpi / need_gpu
+set -u
+set -o pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$TOP/bin
+SHARED=${KBFS_SHARED:-$TOP/../shared}
+VEC=$SHARED/vectors
+FIX=$TOP/tests/fixtures
+T=$(mktemp -d "${TMPDIR:-/tmp}/kbfs-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export PATH=$BIN:$PATH
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated 2>/dev/null || true
+unset OMPI_MCA_plm
+# --exec-prefix style hook: KBFS_EXEC="valgrind -q" runs programs under it
+EXEC=${KBFS_EXEC:-}
+_n=0
+_failed=0
+
+ok() {
+	_n=$((_n + 1))
+	local name=$1
+	shift
+	if "$@"; then
+		echo "ok $_n - $name"
+	else
+		echo "not ok $_n - $name"
+		_failed=$((_failed + 1))
+	fi
+}
+
+is() {
+	_n=$((_n + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok $_n - $3"
+	else
+		echo "not ok $_n - $3"
+		echo "#   got:  '$1'"
+		echo "#   want: '$2'"
+		_failed=$((_failed + 1))
+	fi
+}
+
+# run_ok NAME CMD...: CMD must exit 0
+run_ok() {
+	local name=$1
+	shift
+	_n=$((_n + 1))
+	if "$@" >"$T/out" 2>"$T/err"; then
+		echo "ok $_n - $name"
+	else
+		local rc=$?
+		echo "not ok $_n - $name (exit $rc)"
+		sed 's/^/#   /' "$T/err" | head -20
+		_failed=$((_failed + 1))
+	fi
+}
+
+# must_fail CODE NAME CMD...: exit CODE, one line on stderr naming the program
+must_fail() {
+	local code=$1 name=$2
+	shift 2
+	_n=$((_n + 1))
+	"$@" >"$T/out" 2>"$T/err"
+	local rc=$?
+	local lines
+	lines=$(grep -vc "^Try '" "$T/err")
+	if [ "$rc" -eq "$code" ] && [ "$lines" -eq 1 ]; then
+		echo "ok $_n - $name (exit $rc: $(grep -v "^Try '" "$T/err"))"
+	else
+		echo "not ok $_n - $name (exit $rc, want $code; $lines stderr lines)"
+		sed 's/^/#   /' "$T/err" | head -10
+		_failed=$((_failed + 1))
+	fi
+}
+
+# stderr_has PATTERN NAME: the last command's stderr matches PATTERN
+stderr_has() {
+	_n=$((_n + 1))
+	if grep -q -- "$1" "$T/err"; then
+		echo "ok $_n - $2"
+	else
+		echo "not ok $_n - $2 (stderr lacks '$1')"
+		sed 's/^/#   /' "$T/err" | head -10
+		_failed=$((_failed + 1))
+	fi
+}
+
+skip() {
+	_n=$((_n + 1))
+	echo "ok $_n # skip $*"
+}
+
+skip_all() {
+	echo "1..0 # skip $*"
+	exit 0
+}
+
+have_mpi() { command -v mpirun >/dev/null 2>&1; }
+need_mpi() { have_mpi || skip_all "no mpirun"; }
+have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
+need_gpu() { have_gpu || skip_all "no GPU"; }
+
+# MPIRUN NP CMD...: run under mpirun with the settings a root CI needs
+MPIRUN() {
+	local np=$1
+	shift
+	mpirun --allow-run-as-root --oversubscribe -np "$np" $EXEC "$@"
+}
+
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" -eq 0 ]
+}

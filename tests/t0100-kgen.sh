@@ -1,0 +1,94 @@
+#!/bin/bash
+# kgen: the Graph500 generator, edge for edge; formats; parallel determinism; usage.
+. "$(dirname "$0")/lib.sh"
+
+if [ -d "$VEC" ]; then
+	for s in 10 12; do
+		run_ok "kgen -s $s -f text" kgen -s $s -f text -o "$T/v3.txt"
+		ok "scale $s text equals the reference 3.0.1 edge list" cmp -s "$T/v3.txt" "$VEC/kron-v3.0.1-s$s-ef16.txt"
+		kgen -s $s -f text --g500-version 2 >"$T/v2.txt"
+		ok "scale $s --g500-version 2 equals the reference 2.1.4 edge list" cmp -s "$T/v2.txt" "$VEC/kron-v2.1.4-s$s-ef16.txt"
+		kgen -s $s -f g500 >"$T/v3.bin"
+		ok "scale $s -f g500 equals the 12-byte reference file" cmp -s "$T/v3.bin" "$VEC/kron-v3.0.1-s$s-ef16.bin"
+		kgen -s $s -f g500v2 --g500-version 2 >"$T/v2.bin"
+		ok "scale $s -f g500v2 equals the 16-byte reference 2.1.4 file" cmp -s "$T/v2.bin" "$VEC/kron-v2.1.4-s$s-ef16.bin"
+	done
+	# the kedge file holds the same edges as the text output
+	kgen -s 10 -o "$T/s10.kg"
+	ok "kedge payload decodes to the reference list" sh -c "kgen -s 10 -f text | cmp -s - '$VEC/kron-v3.0.1-s10-ef16.txt'"
+else
+	skip "no reference vectors at $VEC"
+fi
+
+# check values of GRAPH500.md section 1: scale 10, edge 0 is (299, 797)
+is "$(kgen -s 10 -f text | head -1)" "299 797" "scale 10 edge 0 scrambled is (299, 797)"
+is "$(kgen -s 5 -e 3 -f text | wc -l | tr -d ' ')" "96" "edgefactor x 2^scale edges (3 x 32)"
+
+# other seeds: deterministic, different from the default, same across versions but the rejection limit
+a=$(kgen -s 12 --seed1 7 --seed2 11 -f text | cksum)
+b=$(kgen -s 12 --seed1 7 --seed2 11 -f text | cksum)
+c=$(kgen -s 12 -f text | cksum)
+is "$a" "$b" "other seeds are deterministic"
+ok "other seeds give another graph" test "$a" != "$c"
+
+# parallel determinism: MPI ranks and OpenMP threads
+if have_mpi; then
+	MPIRUN 3 kgen -s 16 -o "$T/a.kg" 2>"$T/err"
+	OMP_NUM_THREADS=1 kgen -s 16 -o "$T/b.kg"
+	OMP_NUM_THREADS=2 kgen -s 16 -o "$T/c.kg"
+	ok "mpirun -np 3 equals one thread" cmp -s "$T/a.kg" "$T/b.kg"
+	ok "one thread equals two threads" cmp -s "$T/b.kg" "$T/c.kg"
+	MPIRUN 2 kgen -s 12 -f text -o "$T/m.txt" 2>"$T/err"
+	ok "mpirun -np 2 text equals the reference" cmp -s "$T/m.txt" "$VEC/kron-v3.0.1-s12-ef16.txt"
+else
+	skip "no mpirun: parallel determinism"
+fi
+OMP_NUM_THREADS=1 kgen -s 14 -z -o "$T/z1.kg"
+OMP_NUM_THREADS=2 kgen -s 14 -z -o "$T/z2.kg"
+ok "compressed output is deterministic across threads" cmp -s "$T/z1.kg" "$T/z2.kg"
+kstat "$T/z1.kg" | grep -v -e '^file:' -e '^format:' >"$T/zs"
+kgen -s 14 | kstat - | grep -v -e '^file:' -e '^format:' >"$T/rs"
+ok "compressed and raw files hold the same edges" cmp -s "$T/zs" "$T/rs"
+
+# (64-bit ids at scale 40 are checked edge by edge in the unit test test_kgen)
+must_fail 2 "-s 43 is refused" kgen -s 43
+must_fail 2 "-s 12abc is a usage error" kgen -s 12abc
+must_fail 2 "-s -1 is a usage error" kgen -s -1
+must_fail 2 "-s 99 is a usage error" kgen -s 99
+must_fail 2 "-e 0 is a usage error" kgen -s 5 -e 0
+must_fail 2 "an unknown option is a usage error" kgen --frobnicate
+must_fail 2 "-f nonsense is a usage error" kgen -s 5 -f nonsense
+must_fail 2 "no scale and no input is a usage error" kgen
+must_fail 2 "--g500-version 4 is a usage error" kgen -s 5 --g500-version 4
+must_fail 3 "an unwritable output is an I/O error" kgen -s 5 -o /nonexistent/dir/x.kg
+run_ok "--help exits 0" kgen --help
+ok "--help names the options" grep -q -- '--g500-version' "$T/out"
+run_ok "--version exits 0" kgen --version
+ok "--version lists build features" grep -q 'cuda=.* mpi=.* zlib=yes' "$T/out"
+
+# nothing half-written: a failed write leaves no file and no temporary
+mkdir "$T/ro" && chmod 555 "$T/ro"
+if [ "$(id -u)" != 0 ]; then
+	must_fail 3 "unwritable directory" kgen -s 5 -o "$T/ro/x.kg"
+fi
+ok "no temporary left behind" sh -c "! ls '$T/ro' | grep -q ."
+# a full disk: tmpfs of 64 KiB
+mkdir -p "$T/full"
+if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
+	must_fail 3 "full disk is an I/O error" kgen -s 14 -o "$T/full/x.kg"
+	ok "full disk leaves nothing behind" sh -c "! ls -A '$T/full' | grep -q ."
+	umount "$T/full"
+else
+	skip "cannot mount a tmpfs: full-disk case"
+fi
+# binary data to a terminal is refused (script(1) gives a pty when available)
+if command -v script >/dev/null 2>&1; then
+	script -qec "$BIN/kgen -s 4" /dev/null >"$T/tty" 2>&1
+	ok "binary output to a terminal is refused" grep -q "refusing to write binary data to a terminal" "$T/tty"
+else
+	skip "no script(1): terminal refusal"
+fi
+# SIGPIPE ends quietly
+kgen -s 16 -f text 2>"$T/err" | head -1 >/dev/null
+is "$(cat "$T/err")" "" "a closed pipe ends kgen quietly"
+done_testing

@@ -1,0 +1,41 @@
+/* tap.h: a tiny TAP producer for the C unit tests (header only). */
+#ifndef TAP_H
+#define TAP_H
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_n, tap_failed;
+
+#define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+static inline int tap_ok(int pass, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#include <stdarg.h>
+static inline int tap_ok(int pass, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	printf("%s %d - ", pass ? "ok" : "not ok", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!pass) {
+		tap_failed++;
+		printf("#   failed at %s:%d\n", file, line);
+	}
+	fflush(stdout);
+	return pass;
+}
+#define is_u64(got, want, ...) \
+	do { \
+		uint64_t g_ = (uint64_t)(got), w_ = (uint64_t)(want); \
+		if (!ok(g_ == w_, __VA_ARGS__)) \
+			printf("#   got %" PRIu64 " (0x%" PRIx64 "), want %" PRIu64 " (0x%" PRIx64 ")\n", g_, g_, w_, w_); \
+	} while (0)
+static inline int tap_done(void)
+{
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+static inline void tap_diag(const char *s) { printf("# %s\n", s); }
+#endif
