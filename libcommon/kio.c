@@ -386,6 +386,7 @@ struct kio_out {
 	char *tmp; /* NULL for stdout */
 	FILE *fp;
 	int failed;
+	int direct; /* a device or pipe opened in place */
 };
 
 kio_out *kio_open_out(const char *path, int binary, int force)
@@ -408,9 +409,33 @@ kio_out *kio_open_out(const char *path, int binary, int force)
 		return NULL;
 	}
 	o->name = kstrdup(path);
-	size_t n = strlen(path) + 16;
+	/* a link is followed, so the file it names is replaced, not the link */
+	char *real = NULL;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		real = realpath(path, NULL);
+	const char *target = real ? real : path;
+	int special = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6) ||
+		      !strncmp(target, "/dev/", 5) || !strncmp(target, "/proc/", 6);
+	if (special || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+		free(real);
+		/* a device or a pipe (/dev/null, /dev/stdout, a fifo): write in place */
+		o->fp = fopen(path, "wb");
+		if (!o->fp) {
+			kerror("cannot open '%s': %s", path, strerror(errno));
+			free(o->name);
+			free(o);
+			return NULL;
+		}
+		o->direct = 1;
+		return o;
+	}
+	if (real) {
+		free(o->name);
+		o->name = real;
+	}
+	size_t n = strlen(o->name) + 16;
 	o->tmp = kmalloc(n);
-	snprintf(o->tmp, n, "%s.tmp.XXXXXX", path);
+	snprintf(o->tmp, n, "%s.tmp.XXXXXX", o->name);
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
 		kerror("cannot create '%s': %s", path, strerror(errno));
@@ -461,7 +486,11 @@ int kio_commit(kio_out *o)
 	int rc = o->failed ? KEXIT_IO : 0;
 	if (!o->tmp) {
 		if (!rc && fflush(o->fp)) {
-			kerror("cannot write '%s': %s", "(stdout)", strerror(errno));
+			kerror("cannot write '%s': %s", o->name, strerror(errno));
+			rc = KEXIT_IO;
+		}
+		if (o->direct && fclose(o->fp) && !rc) {
+			kerror("cannot write '%s': %s", o->name, strerror(errno));
 			rc = KEXIT_IO;
 		}
 		free(o->name);
@@ -498,6 +527,8 @@ void kio_abort(kio_out *o)
 		unlink(o->tmp);
 		kio_cleanup_remove(o->tmp);
 		free(o->tmp);
+	} else if (o->direct) {
+		fclose(o->fp);
 	} else {
 		fflush(o->fp);
 	}

@@ -118,3 +118,22 @@ done_testing() {
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]
 }
+
+# fetch_metis: Debian's libmetis-doc graphs (4elt, copter2, mdual) into
+# tests/out/metis; prints the graphs' directory, or fails (then skip visibly).
+fetch_metis() {
+	local dir=$TOP/tests/out/metis
+	local g=$dir/usr/share/doc/libmetis-dev/examples/graphs
+	if [ ! -d "$g" ]; then
+		mkdir -p "$dir" || return 1
+		(
+			cd "$dir" || exit 1
+			apt-get download libmetis-doc >/dev/null 2>&1 ||
+				{ [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1 &&
+					apt-get download libmetis-doc >/dev/null 2>&1; } || exit 1
+			dpkg-deb -x libmetis-doc_*.deb . 2>/dev/null
+		) || return 1
+	fi
+	[ -d "$g" ] || return 1
+	echo "$g"
+}
