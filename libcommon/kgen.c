@@ -41,8 +41,9 @@
 #define KGEN_LANES 8
 #define KGEN_LANES_LOG2 3
 
-/* v3.x: 0x7FFFFFFF mod 10000 + 1 would be 3648; the reference redraws while
- * u < 3647 (v3) or u < 7295 (v2.1.4), see GRAPH500.md sec. 1. */
+/* Rejection limits: a draw u < L is redrawn so that u % 10000 is uniform.
+ * L = 0x7FFFFFFF mod 10000 in v3.x, 0xFFFFFFFF mod 10000 in v2.1.4 (the
+ * latter is not exact for a 31-bit stream, but it is what v2 does). */
 #define KGEN_L_V3 3647u
 #define KGEN_L_V2 7295u
 

@@ -6,7 +6,11 @@
  * seeds, version, i), so any process or thread can generate any index range
  * and the result never depends on how the work is split.  See
  * ../shared/GRAPH500.md sections 1 and 2 for the facts it implements.
- * Vertex ids are 64-bit; scales 1..42 are supported.
+ * Vertex ids are 64-bit; scales 1..42 are supported, and the edge count
+ * edgefactor << scale must fit in an int64 (kgen_nedges() returns 0 and
+ * kgen_init() -1 otherwise).  All functions are thread-safe; the skip
+ * tables are built once on first use.  kgen_edges() called from inside an
+ * OpenMP parallel region runs on the calling thread only.
  */
 #ifndef KGEN_H
 #define KGEN_H

@@ -41,6 +41,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "kcomm.h"
 
 #define KPART_MAJOR 1
 #define KPART_MINOR 0
@@ -105,5 +108,124 @@ int kpart_load(const char *dir, int rank, kpart_block *b);
 void kpart_block_free(kpart_block *b);
 /* Read only the manifest's grid and sizes (no rank file). */
 int kpart_manifest_grid(const char *dir, int *R, int *C, uint64_t *nv);
+
+/* ------------------------------------------------------------------------
+ * Everything below extends the contract above without changing it.
+ */
+
+enum { KPART_RELABEL_NONE = 0, KPART_RELABEL_DEGREE = 1 };
+
+/* Padding vertices (ids nv .. N-1) have this in orig[]. */
+#define KPART_NO_VERTEX UINT64_MAX
+
+/* Rank file "rank-NNNNN.kpart" (kpart(5)), all integers little-endian:
+ *   0  magic 89 4B 50 41 52 54 0D 0A ("\x89KPART\r\n")
+ *   8  u16 major, u16 minor, u32 flags (KPART_F_*)
+ *  16  u32 R, u32 C, u32 i, u32 j
+ *  32  u64 nv, N, nb, ncols, nrows, nnz
+ *  80  u64 reserved (0)
+ *  88  u32 CRC32 of bytes 0..87, u32 zero
+ *  96  colptr[ncols+1] (u32, u64 with KPART_F_OFF64), rowidx[nnz] (u32, u64
+ *      with KPART_F_IDX64), rowptr[nrows+1], colidx[nnz], tdeg[nb] (u64),
+ *      orig[nb] (u64, only with KPART_F_ORIG)
+ *      trailer: "KEND", u64 nnz, u32 CRC32 of every byte before the
+ *      trailer, u32 CRC32 of the 16 trailer bytes before it.
+ * The manifest records each rank file's size and the CRC32 of all of it. */
+#define KPART_MAGIC_LEN 8
+extern const unsigned char kpart_magic[KPART_MAGIC_LEN];
+enum {
+	KPART_F_IDX64 = 1u << 0,   /* local indices are u64 */
+	KPART_F_OFF64 = 1u << 1,   /* offsets are u64 on disk */
+	KPART_F_ORIG = 1u << 2,    /* orig[] follows tdeg[] */
+	KPART_F_RELABEL = 1u << 3, /* ids were relabelled by degree */
+	KPART_HEADER_BYTES = 96,
+	KPART_TRAILER_BYTES = 20,
+};
+/* "rank-00042.kpart" */
+void kpart_rank_file(char *buf, size_t len, int rank);
+
+/* ---- the manifest: DIR/manifest, "key = value" lines (kpart(5)) ---- */
+typedef struct kpart_rankinfo {
+	char *file;
+	uint64_t bytes;    /* size of the rank file */
+	uint32_t crc;      /* CRC32 of the whole rank file */
+	uint64_t nnz;      /* stored directed edges */
+	uint64_t cols;     /* non-empty local columns */
+	uint64_t rows;     /* non-empty local rows */
+} kpart_rankinfo;
+
+typedef struct kpart_manifest {
+	int major, minor;
+	kpart_grid g;
+	uint64_t M, selfloops, nnz;
+	int relabel, idx64;
+	int scale;
+	uint64_t edgefactor, seed1, seed2;
+	kpart_rankinfo *ranks; /* R*C entries */
+	/* every line, in file order (keys[k] = vals[k]) */
+	size_t nkeys;
+	char **keys, **vals;
+} kpart_manifest;
+
+/* Read and check DIR/manifest (its own checksum line included).
+ * Returns 0 or a KEXIT code after kerror(). */
+int kpart_manifest_read(const char *dir, kpart_manifest *m);
+/* The value of key, or NULL. */
+const char *kpart_manifest_get(const kpart_manifest *m, const char *key);
+void kpart_manifest_free(kpart_manifest *m);
+
+/* Seconds the construction took (DIR/build-info, written beside the
+ * manifest and deliberately outside its checksum since timings vary). */
+int kpart_construction_time(const char *dir, double *seconds);
+
+/* ---- building (kpart_build.c) ---- */
+typedef struct kpart_opts {
+	const char *input;   /* edge file, "-" for stdin (read by rank 0) */
+	const char *outdir;  /* the partition directory to create */
+	int R, C;
+	int relabel;         /* KPART_RELABEL_* */
+	int force;           /* replace an existing outdir (after success) */
+	int wide;            /* testing: u64 indices and offsets on disk */
+	uint64_t round_tuples; /* tuples per exchange round per rank (0 = default) */
+	const char *argv;    /* the command line, for build-info (may be NULL) */
+} kpart_opts;
+
+typedef struct kpart_build_stats {
+	double t_total;      /* whole build: open input .. partition in place */
+	double t_read;       /* reading and checking the input (first pass) */
+	double t_build;      /* exchange, sort, dedup, CSC+CSR, tdeg, relabel */
+	double t_write;      /* rank files, manifest, rename */
+	uint64_t nv, N, M, selfloops, nnz;
+	int nprocs, threads;
+} kpart_build_stats;
+
+/* Build the partition; collective over comm (size 1, or R*C ranks).
+ * Every rank returns the same code: 0, or a KEXIT code after one rank has
+ * printed the reason.  On failure nothing is left on disk. */
+int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st);
+
+/* ---- checking and dumping (kpart.c) ---- */
+/* Verify a partition: manifest checksum, every rank file present, its size
+ * and CRC, headers, sorted in-range indices, CSR = transpose of CSC, no
+ * self-loops, tdeg and nnz totals, orig a bijection, global symmetry.
+ * One line per problem; returns 0 or KEXIT_DATA (KEXIT_IO: unreadable). */
+int kpart_check(const char *dir, int verbose);
+/* Print every stored directed edge: "u v" in the input's own ids
+ * (layout == 0), or "rank u v" in internal ids (layout != 0). */
+int kpart_dump(const char *dir, FILE *out, int layout);
+
+/* ---- reports (kpartstat.c) ---- */
+/* Device bytes kbfs needs on one rank (kpart(5) gives the formula):
+ *   8*(ncols+1) + 8*(nrows+1) + 2*nnz*w   CSC + CSR, w = 4 or 8
+ *   + 8*nb                                 tdeg
+ *   + 4*ncols/8 + 4*nrows/8                 8 bitmaps (4 of N/C, 4 of N/R bits)
+ *   + 4*8*nb                                4 nb-sized u64 arrays */
+uint64_t kpart_device_bytes(const kpart_grid *g, uint64_t nnz, int idx64);
+/* Per-rank table (nb, nnz, non-empty columns and rows, bytes, device
+ * bytes), edge imbalance (max/mean); json != 0 writes one JSON document. */
+int kpart_report(const char *dir, FILE *out, int json);
+/* nnz of every block for a heat map: *vals = R*C doubles, row-major
+ * (vals[i*C + j] is P(i,j)); the caller frees *vals. */
+int kpart_heatmap_values(const char *dir, double **vals, int *R, int *C);
 
 #endif
