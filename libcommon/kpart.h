@@ -35,6 +35,15 @@
  * owned block; orig[k] maps owned vertex k (internal, after relabel) back
  * to the input's own id (the import map applied too).  When the graph has
  * neither map nor relabeling, orig is NULL and ids are their own.
+ * Relabelling puts higher (deduplicated) degrees first, ties by id, so
+ * padding vertices (ids nv..N-1, no edges, tdeg 0) keep their places and
+ * have orig == KPART_NO_VERTEX.
+ *
+ * Who calls what.  kbfs: kpart_manifest_grid (refuse R*C != ranks, naming
+ * both), kpart_load / kpart_block_free.  kstat: kpart_report,
+ * kpart_heatmap_values, kpart_device_bytes.  kpart (the program):
+ * kpart_build, kpart_check, kpart_dump.  Everything returns 0 or a KEXIT_*
+ * code after printing one line with kerror().
  */
 #ifndef KPART_H
 #define KPART_H
@@ -115,6 +124,9 @@ int kpart_manifest_grid(const char *dir, int *R, int *C, uint64_t *nv);
 
 enum { KPART_RELABEL_NONE = 0, KPART_RELABEL_DEGREE = 1 };
 
+/* The largest grid kpart builds and reads (R*C processors). */
+#define KPART_MAX_PROCS (1u << 24)
+
 /* Padding vertices (ids nv .. N-1) have this in orig[]. */
 #define KPART_NO_VERTEX UINT64_MAX
 
@@ -173,6 +185,34 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m);
 /* The value of key, or NULL. */
 const char *kpart_manifest_get(const kpart_manifest *m, const char *key);
 void kpart_manifest_free(kpart_manifest *m);
+
+/* Load rank `rank` with a manifest already read (kpart_load reads it). */
+int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_block *b);
+
+/* ---- writing (the builder's side of the format) ---- */
+/* Append the line "key = value" (printf-style; newlines become spaces). */
+void kpart_manifest_add(kpart_manifest *m, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Write "# comment", m's lines and, when checksum, the closing
+ * "checksum = XXXXXXXX" line to PATH; messages name NAME. */
+int kpart_manifest_write(const kpart_manifest *m, const char *path, const char *name, const char *comment,
+			 int checksum);
+/* Write block b (b->relabel and b->orig set the flags) as a rank file at
+ * PATH, messages naming NAME; off64 forces 64-bit offsets.  When b->colidx
+ * is NULL the CSR is made from the CSC on the way (into the file itself
+ * where it can be mapped).  Fills ri's bytes, crc, nnz, cols and rows. */
+int kpart_write_rank(const char *path, const char *name, const kpart_block *b, int off64, kpart_rankinfo *ri);
+/* The CSR of b (rowptr[nrows+1], colidx[nnz] of b's index width) as the
+ * transpose of its CSC: rows sorted, columns ascending within each row. */
+void kpart_transpose(const kpart_block *b, uint64_t *rowptr, void *colidx);
+/* The output directory: strip outdir's trailing slashes (in place), refuse
+ * an existing outdir unless force (and then anything but a partition or an
+ * empty directory), make the sibling DIR.tmp.XXXXXX into tmpdir and
+ * register it for removal by kdie().  Returns 0 or KEXIT_IO. */
+int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len);
+/* Put the complete tmpdir in outdir's place (an old one is swapped out
+ * atomically where the system can, then removed). */
+int kpart_dir_commit(const char *tmpdir, const char *outdir);
 
 /* Seconds the construction took (DIR/build-info, written beside the
  * manifest and deliberately outside its checksum since timings vary). */

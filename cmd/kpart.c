@@ -1,0 +1,203 @@
+/* kpart: build, check or dump the 2D partition of a graph (see kpart(1)). */
+#include "kcomm.h"
+#include "kjson.h"
+#include "kio.h"
+#include "klog.h"
+#include "kopt.h"
+#include "kpart.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static _Noreturn void usage(FILE *fp, int status)
+{
+	fprintf(fp,
+		"Usage: kpart -R ROWS -C COLS [-o DIR] [--relabel none|degree] [--force] EDGEFILE|-\n"
+		"       mpirun -np ROWS*COLS kpart -R ROWS -C COLS ...   (ranks share the work)\n"
+		"       kpart --check DIR\n"
+		"\n"
+		"Split the adjacency matrix of an edge file (kedge(5)) over a ROWS x COLS\n"
+		"processor grid, stored as CSC + CSR blocks, one rank file per processor,\n"
+		"in the directory DIR (kpart(5)).  Built once, searched many times by kbfs.\n"
+		"\n"
+		"Options:\n"
+		"  -R, --rows R           processor rows (R = 1: 1D by columns)\n"
+		"  -C, --cols C           processor columns (C = 1: 1D by rows)\n"
+		"  -o, --output DIR       partition directory (default: EDGEFILE without its\n"
+		"                         extension, plus '.kpart'; required for '-')\n"
+		"      --relabel MODE     none (default) or degree: renumber vertices inside\n"
+		"                         every block by decreasing degree (ties by id)\n"
+		"      --force            replace an existing partition DIR (once the new one\n"
+		"                         is complete)\n"
+		"      --check DIR        verify a partition: checksums, sizes, structure\n"
+		"      --json             print a JSON record of the build on standard output\n");
+	kopt_common_help(fp);
+	exit(status);
+}
+
+/* EDGEFILE minus its extension, plus ".kpart" */
+static char *default_output(const char *in)
+{
+	size_t n = strlen(in);
+	char *out = kmalloc(n + 8);
+	memcpy(out, in, n + 1);
+	char *base = strrchr(out, '/');
+	base = base ? base + 1 : out;
+	char *dot = strrchr(base, '.');
+	if (dot && dot != base)
+		*dot = 0;
+	strcat(out, ".kpart");
+	return out;
+}
+
+/* One thread per core this process gets when several ranks share a host. */
+static void default_threads(void)
+{
+	const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (!ls)
+		ls = getenv("MPI_LOCALNRANKS");
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t local;
+	if (getenv("OMP_NUM_THREADS") || !ls || kopt_parse_u64(ls, 1, 1 << 20, &local) || local < 2 || cores < 1)
+		return;
+	kopt_set_threads(cores / (long)local > 1 ? (int)(cores / (long)local) : 1);
+}
+
+static char *joined_argv(int argc, char **argv)
+{
+	size_t n = 1;
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	char *s = kmalloc(n), *p = s;
+	for (int i = 0; i < argc; i++)
+		p += sprintf(p, i ? " %s" : "%s", argv[i]);
+	*p = 0;
+	return s;
+}
+
+static void print_json(const kpart_opts *o, const kpart_build_stats *st)
+{
+	kjson_writer *w = kjson_writer_new(stdout, 0);
+	kjson_begin_object(w);
+	kjson_kv_string(w, "program", "kpart");
+	kjson_kv_string(w, "input", o->input);
+	kjson_kv_string(w, "output", o->outdir);
+	kjson_kv_int(w, "R", o->R);
+	kjson_kv_int(w, "C", o->C);
+	kjson_kv_string(w, "relabel", o->relabel ? "degree" : "none");
+	kjson_kv_uint(w, "nv", st->nv);
+	kjson_kv_uint(w, "N", st->N);
+	kjson_kv_uint(w, "M", st->M);
+	kjson_kv_uint(w, "selfloops", st->selfloops);
+	kjson_kv_uint(w, "nnz", st->nnz);
+	kjson_kv_int(w, "processes", st->nprocs);
+	kjson_kv_int(w, "threads", st->threads);
+	kjson_kv_double(w, "construction_time", st->t_total);
+	kjson_kv_double(w, "read_time", st->t_read);
+	kjson_kv_double(w, "build_time", st->t_build);
+	kjson_kv_double(w, "write_time", st->t_write);
+	kjson_end_object(w);
+	kjson_writer_free(w);
+}
+
+int main(int argc, char **argv)
+{
+	klog_init(argv[0]);
+	enum { O_RELABEL = 256, O_FORCE, O_CHECK, O_JSON, O_THREADS, O_DUMP, O_DUMPL, O_WIDE, O_ROUND };
+	static const struct option opts[] = {
+		{"rows", required_argument, 0, 'R'},      {"cols", required_argument, 0, 'C'},
+		{"output", required_argument, 0, 'o'},    {"relabel", required_argument, 0, O_RELABEL},
+		{"force", no_argument, 0, O_FORCE},       {"check", required_argument, 0, O_CHECK},
+		{"json", no_argument, 0, O_JSON},         {"threads", required_argument, 0, O_THREADS},
+		{"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
+		{"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
+		/* for tests, not documented */
+		{"dump", required_argument, 0, O_DUMP},   {"dump-layout", required_argument, 0, O_DUMPL},
+		{"wide", no_argument, 0, O_WIDE},         {"round-tuples", required_argument, 0, O_ROUND},
+		{0, 0, 0, 0}};
+	static const char *const relabels[] = {"none", "degree", NULL};
+	kpart_opts o = {.R = 0, .C = 0};
+	const char *check = NULL, *dump = NULL;
+	int json = 0, layout = 0, threads = 0, c;
+	while ((c = getopt_long(argc, argv, "R:C:o:qvhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'R': o.R = (int)kopt_u64("-R", optarg, 1, 1 << 20); break;
+		case 'C': o.C = (int)kopt_u64("-C", optarg, 1, 1 << 20); break;
+		case 'o': o.outdir = optarg; break;
+		case O_RELABEL: o.relabel = kopt_choice("--relabel", optarg, relabels); break;
+		case O_FORCE: o.force = 1; break;
+		case O_CHECK: check = optarg; break;
+		case O_JSON: json = 1; break;
+		case O_THREADS: threads = (int)kopt_u64("--threads", optarg, 1, 4096); break;
+		case O_DUMP: dump = optarg; break;
+		case O_DUMPL: dump = optarg, layout = 1; break;
+		case O_WIDE: o.wide = 1; break;
+		case O_ROUND: o.round_tuples = kopt_u64("--round-tuples", optarg, 1, UINT64_C(1) << 40); break;
+		case 'q': klog_set_quiet(1); break;
+		case 'v': klog_set_verbose(1); break;
+		case 'h': usage(stdout, 0);
+		case 'V': kopt_version(stdout); return kio_close_stdout();
+		default: fprintf(stderr, "Try 'kpart --help' for more information.\n"); return KEXIT_USAGE;
+		}
+	}
+	if (check || dump) {
+		if (optind < argc)
+			kopt_usage_error("unexpected argument '%s'", argv[optind]);
+		if (check && dump)
+			kopt_usage_error("--check and --dump exclude each other");
+	} else {
+		if (!o.R || !o.C)
+			kopt_usage_error("give the grid with -R ROWS and -C COLS");
+		if (optind + 1 != argc)
+			kopt_usage_error(optind == argc ? "give the edge file to partition ('-' for standard input)"
+							: "unexpected argument '%s'", argv[optind + (optind < argc)]);
+		o.input = argv[optind];
+		if (!o.outdir && !strcmp(o.input, "-"))
+			kopt_usage_error("give -o DIR when the edge file is standard input");
+	}
+	char *cmdline = joined_argv(argc, argv), *outdir = NULL;
+	if (threads)
+		kopt_set_threads(threads);
+	else
+		default_threads();
+	kcomm *world = kcomm_init(&argc, &argv, 0);
+	int me = kcomm_rank(world), rc = 0;
+	if (check || dump) {
+		/* one process does it; the others wait for its verdict */
+		if (me == 0) {
+			if (check) {
+				rc = kpart_check(check, klog_verbose());
+				if (!rc && !klog_quiet())
+					printf("%s: ok\n", check);
+			} else {
+				rc = kpart_dump(dump, stdout, layout);
+			}
+		}
+		rc = kcomm_agree(world, rc);
+	} else {
+		if (!o.outdir)
+			o.outdir = outdir = default_output(o.input);
+		o.argv = cmdline;
+		kpart_build_stats st;
+		rc = kpart_build(world, &o, &st);
+		if (!rc && me == 0) {
+			kinfo("built '%s': %dx%d grid, %llu vertices, %llu stored edges in %.3f s (read %.3f, build %.3f, "
+			      "write %.3f) on %d process(es) x %d thread(s)",
+			      o.outdir, o.R, o.C, (unsigned long long)st.nv, (unsigned long long)st.nnz, st.t_total,
+			      st.t_read, st.t_build, st.t_write, st.nprocs, st.threads);
+			if (json)
+				print_json(&o, &st);
+		}
+	}
+	kcomm_finalize();
+	free(cmdline);
+	free(outdir);
+	if (me == 0) {
+		int rc2 = kio_close_stdout();
+		if (!rc)
+			rc = rc2;
+	}
+	return rc;
+}

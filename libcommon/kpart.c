@@ -1,0 +1,1066 @@
+/*
+ * kpart.c: the partition math, the manifest, loading a rank file, and the
+ * deep check and dump behind `kpart --check` / `kpart --dump`.
+ * The builder is kpart_build.c; reports are kpartstat.c.
+ */
+#include "kpart.h"
+#include "kio.h"
+#include "klog.h"
+#include "kopt.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+const unsigned char kpart_magic[KPART_MAGIC_LEN] = {0x89, 'K', 'P', 'A', 'R', 'T', '\r', '\n'};
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_LE 1
+#else
+#define HOST_LE 0
+#endif
+
+void kpart_rank_file(char *buf, size_t len, int rank) { snprintf(buf, len, "rank-%05d.kpart", rank); }
+
+int kpart_grid_init(kpart_grid *g, uint64_t nv, int R, int C)
+{
+	memset(g, 0, sizeof *g);
+	if (R <= 0 || C <= 0)
+		return -1;
+	uint64_t rc = (uint64_t)R * (uint64_t)C;
+	if (nv == 0 || rc > nv || rc > (UINT64_C(1) << 40))
+		return -1;
+	uint64_t unit = rc * 64;
+	uint64_t k = nv / unit + (nv % unit != 0);
+	if (k > UINT64_MAX / unit)
+		return -1;
+	g->R = R;
+	g->C = C;
+	g->nv = nv;
+	g->N = k * unit;
+	g->nb = g->N / rc;
+	return 0;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = kmalloc(n);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+/* ---------------------------------------------------------------- manifest */
+
+static int slurp(const char *path, char **buf, size_t *len)
+{
+	kio_in *in = kio_open_in(path, 0);
+	if (!in)
+		return KEXIT_IO;
+	size_t cap = 1 << 16, n = 0;
+	char *b = kmalloc(cap + 1);
+	for (;;) {
+		size_t got;
+		int rc = kio_read(in, b + n, cap - n, &got);
+		if (rc) {
+			free(b);
+			kio_close_in(in);
+			return rc;
+		}
+		n += got;
+		if (!got)
+			break;
+		if (n == cap) {
+			if (cap >= (size_t)1 << 28) {
+				kerror("'%s': too large for a manifest", path);
+				free(b);
+				kio_close_in(in);
+				return KEXIT_DATA;
+			}
+			cap *= 2;
+			b = krealloc(b, cap + 1);
+		}
+	}
+	kio_close_in(in);
+	b[n] = 0;
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+const char *kpart_manifest_get(const kpart_manifest *m, const char *key)
+{
+	for (size_t k = m->nkeys; k-- > 0;)
+		if (!strcmp(m->keys[k], key))
+			return m->vals[k];
+	return NULL;
+}
+
+static int get_u64(const kpart_manifest *m, const char *key, uint64_t *out)
+{
+	const char *v = kpart_manifest_get(m, key);
+	return v && !kopt_parse_u64(v, 0, UINT64_MAX, out) ? 0 : -1;
+}
+
+static int get_hex32(const char *v, uint32_t *out)
+{
+	if (!v || strlen(v) != 8)
+		return -1;
+	char *end;
+	unsigned long x = strtoul(v, &end, 16);
+	if (*end)
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+void kpart_manifest_free(kpart_manifest *m)
+{
+	for (size_t k = 0; k < m->nkeys; k++) {
+		free(m->keys[k]);
+		free(m->vals[k]);
+	}
+	free(m->keys);
+	free(m->vals);
+	if (m->ranks) {
+		uint64_t rc = (uint64_t)m->g.R * (uint64_t)m->g.C;
+		for (uint64_t r = 0; r < rc; r++)
+			free(m->ranks[r].file);
+	}
+	free(m->ranks);
+	memset(m, 0, sizeof *m);
+}
+
+/* rank.NNNNN.FIELD = value */
+static int rank_line(kpart_manifest *m, const char *key, const char *val)
+{
+	if (strncmp(key, "rank.", 5))
+		return 0;
+	char *end;
+	unsigned long r = strtoul(key + 5, &end, 10);
+	uint64_t rc = (uint64_t)m->g.R * (uint64_t)m->g.C;
+	if (end == key + 5 || *end != '.' || r >= rc)
+		return -1;
+	kpart_rankinfo *ri = &m->ranks[r];
+	const char *f = end + 1;
+	uint64_t x = 0;
+	if (!strcmp(f, "file")) {
+		if (ri->file || !*val || strchr(val, '/'))
+			return -1;
+		ri->file = kstrdup(val);
+		return 0;
+	}
+	if (!strcmp(f, "crc32")) {
+		uint32_t c;
+		if (get_hex32(val, &c))
+			return -1;
+		ri->crc = c;
+		return 0;
+	}
+	if (kopt_parse_u64(val, 0, UINT64_MAX, &x))
+		return -1;
+	if (!strcmp(f, "bytes"))
+		ri->bytes = x;
+	else if (!strcmp(f, "nnz"))
+		ri->nnz = x;
+	else if (!strcmp(f, "cols"))
+		ri->cols = x;
+	else if (!strcmp(f, "rows"))
+		ri->rows = x;
+	return 0;
+}
+
+int kpart_manifest_read(const char *dir, kpart_manifest *m)
+{
+	memset(m, 0, sizeof *m);
+	struct stat st;
+	if (stat(dir, &st)) {
+		kerror("cannot open '%s': %s", dir, strerror(errno));
+		return KEXIT_IO;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		kerror("'%s': not a kbfs partition (not a directory)", dir);
+		return KEXIT_DATA;
+	}
+	char *path = join(dir, "manifest");
+	char *text;
+	size_t len;
+	int rc = slurp(path, &text, &len);
+	if (rc) {
+		free(path);
+		return rc;
+	}
+	/* the last line is "checksum = XXXXXXXX", the CRC32 of all bytes before it */
+	rc = KEXIT_DATA;
+	char *last = NULL;
+	if (len && text[len - 1] == '\n') {
+		text[len - 1] = 0;
+		last = strrchr(text, '\n');
+		last = last ? last + 1 : text;
+	}
+	uint32_t want;
+	if (!last || strncmp(last, "checksum = ", 11) || get_hex32(last + 11, &want)) {
+		kerror("'%s': not a kbfs partition manifest (no checksum line at the end)", path);
+		goto out;
+	}
+	if (kio_crc32(0, text, (size_t)(last - text)) != want) {
+		kerror("'%s': checksum mismatch (corrupt manifest)", path);
+		goto out;
+	}
+	*last = 0;
+	size_t cap = 64;
+	m->keys = kmalloc(cap * sizeof *m->keys);
+	m->vals = kmalloc(cap * sizeof *m->vals);
+	for (char *line = text, *next; *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = 0;
+		if (!*line || *line == '#')
+			continue;
+		char *eq = strstr(line, " = ");
+		if (!eq) {
+			kerror("'%s': malformed line '%s'", path, line);
+			goto out;
+		}
+		*eq = 0;
+		if (m->nkeys == cap) {
+			cap *= 2;
+			m->keys = krealloc(m->keys, cap * sizeof *m->keys);
+			m->vals = krealloc(m->vals, cap * sizeof *m->vals);
+		}
+		m->keys[m->nkeys] = kstrdup(line);
+		m->vals[m->nkeys++] = kstrdup(eq + 3);
+	}
+	const char *fmt = kpart_manifest_get(m, "format"), *ver = kpart_manifest_get(m, "version");
+	int major = 0, minor = 0;
+	if (!fmt || strcmp(fmt, "kpart") || !ver || sscanf(ver, "%d.%d", &major, &minor) != 2) {
+		kerror("'%s': not a kbfs partition manifest", path);
+		goto out;
+	}
+	if (major > KPART_MAJOR) {
+		kerror("'%s': partition format %d.%d is newer than this kbfs supports (%d.%d); upgrade kbfs", path,
+		       major, minor, KPART_MAJOR, KPART_MINOR);
+		goto out;
+	}
+	m->major = major;
+	m->minor = minor;
+	uint64_t R, C, nv, N, nb, ib, x;
+	const char *bad = NULL;
+	if (get_u64(m, "R", &R) || R == 0 || R > INT32_MAX)
+		bad = "R";
+	else if (get_u64(m, "C", &C) || C == 0 || C > INT32_MAX || R * C > KPART_MAX_PROCS)
+		bad = "C";
+	else if (get_u64(m, "nv", &nv) || kpart_grid_init(&m->g, nv, (int)R, (int)C))
+		bad = "nv";
+	else if (get_u64(m, "N", &N) || N != m->g.N)
+		bad = "N";
+	else if (get_u64(m, "nb", &nb) || nb != m->g.nb)
+		bad = "nb";
+	else if (get_u64(m, "M", &m->M))
+		bad = "M";
+	else if (get_u64(m, "selfloops", &m->selfloops) || m->selfloops > m->M)
+		bad = "selfloops";
+	else if (get_u64(m, "nnz", &m->nnz))
+		bad = "nnz";
+	else if (get_u64(m, "index_bits", &ib) || (ib != 32 && ib != 64))
+		bad = "index_bits";
+	else if (!kpart_manifest_get(m, "relabel") ||
+		 (strcmp(kpart_manifest_get(m, "relabel"), "none") && strcmp(kpart_manifest_get(m, "relabel"), "degree")))
+		bad = "relabel";
+	if (bad) {
+		kerror("'%s': missing or bad value for '%s'", path, bad);
+		goto out;
+	}
+	m->idx64 = ib == 64;
+	m->relabel = !strcmp(kpart_manifest_get(m, "relabel"), "degree");
+	m->scale = get_u64(m, "scale", &x) || x > 64 ? 0 : (int)x;
+	if (get_u64(m, "edgefactor", &m->edgefactor))
+		m->edgefactor = 0;
+	if (get_u64(m, "seed1", &m->seed1))
+		m->seed1 = 2;
+	if (get_u64(m, "seed2", &m->seed2))
+		m->seed2 = 3;
+	uint64_t nranks = R * C;
+	m->ranks = kcalloc((size_t)nranks, sizeof *m->ranks);
+	for (size_t k = 0; k < m->nkeys; k++)
+		if (rank_line(m, m->keys[k], m->vals[k])) {
+			kerror("'%s': bad line '%s = %s'", path, m->keys[k], m->vals[k]);
+			goto out;
+		}
+	for (uint64_t r = 0; r < nranks; r++)
+		if (!m->ranks[r].file) {
+			kerror("'%s': no entry for rank %llu", path, (unsigned long long)r);
+			goto out;
+		}
+	rc = 0;
+out:
+	free(text);
+	if (rc)
+		kpart_manifest_free(m);
+	free(path);
+	return rc;
+}
+
+int kpart_manifest_grid(const char *dir, int *R, int *C, uint64_t *nv)
+{
+	kpart_manifest m;
+	int rc = kpart_manifest_read(dir, &m);
+	if (rc)
+		return rc;
+	*R = m.g.R;
+	*C = m.g.C;
+	if (nv)
+		*nv = m.g.nv;
+	kpart_manifest_free(&m);
+	return 0;
+}
+
+int kpart_construction_time(const char *dir, double *seconds)
+{
+	char *path = join(dir, "build-info"), *text;
+	size_t len;
+	int rc = slurp(path, &text, &len);
+	if (rc) {
+		free(path);
+		return rc;
+	}
+	const char *p = strstr(text, "construction_time = ");
+	rc = p && sscanf(p + 20, "%lf", seconds) == 1 ? 0 : KEXIT_DATA;
+	if (rc)
+		kerror("'%s': no construction_time", path);
+	free(text);
+	free(path);
+	return rc;
+}
+
+/* --------------------------------------------------------------- rank file */
+
+typedef struct rhead {
+	uint32_t major, minor, flags, R, C, i, j;
+	uint64_t nv, N, nb, ncols, nrows, nnz;
+} rhead;
+
+static uint64_t expected_size(const rhead *h)
+{
+	uint64_t ow = h->flags & KPART_F_OFF64 ? 8 : 4, iw = h->flags & KPART_F_IDX64 ? 8 : 4;
+	uint64_t lim = UINT64_C(1) << 58;
+	if (h->ncols > lim || h->nrows > lim || h->nnz > lim || h->nb > lim)
+		return 0;
+	return KPART_HEADER_BYTES + ow * (h->ncols + 1) + ow * (h->nrows + 1) + 2 * iw * h->nnz + 8 * h->nb +
+	       (h->flags & KPART_F_ORIG ? 8 * h->nb : 0) + KPART_TRAILER_BYTES;
+}
+
+static int read_header(kio_in *in, const char *name, rhead *h, uint32_t *crc)
+{
+	unsigned char b[KPART_HEADER_BYTES];
+	int rc = kio_read_exact(in, b, sizeof b, "header");
+	if (rc)
+		return rc;
+	if (memcmp(b, kpart_magic, KPART_MAGIC_LEN)) {
+		kerror("'%s': not a kbfs rank file (wrong magic number)", name);
+		return KEXIT_DATA;
+	}
+	if (kio_crc32(0, b, 88) != kio_get32(b + 88)) {
+		kerror("'%s': header checksum mismatch (corrupt rank file)", name);
+		return KEXIT_DATA;
+	}
+	h->major = kio_get16(b + 8);
+	h->minor = kio_get16(b + 10);
+	if (h->major > KPART_MAJOR) {
+		kerror("'%s': rank file version %u.%u is newer than this kbfs supports (%d.%d); upgrade kbfs", name,
+		       h->major, h->minor, KPART_MAJOR, KPART_MINOR);
+		return KEXIT_DATA;
+	}
+	h->flags = kio_get32(b + 12);
+	h->R = kio_get32(b + 16);
+	h->C = kio_get32(b + 20);
+	h->i = kio_get32(b + 24);
+	h->j = kio_get32(b + 28);
+	h->nv = kio_get64(b + 32);
+	h->N = kio_get64(b + 40);
+	h->nb = kio_get64(b + 48);
+	h->ncols = kio_get64(b + 56);
+	h->nrows = kio_get64(b + 64);
+	h->nnz = kio_get64(b + 72);
+	*crc = kio_crc32(0, b, sizeof b);
+	return 0;
+}
+
+/* n elements of fw bytes on disk into dst (mw bytes each in memory) */
+static int read_array(kio_in *in, void *dst, uint64_t n, int mw, int fw, uint32_t *crc, const char *what)
+{
+	unsigned char *d = dst;
+	if (HOST_LE && mw == fw) {
+		uint64_t bytes = n * (uint64_t)fw;
+		for (uint64_t off = 0; off < bytes;) {
+			size_t k = bytes - off > ((size_t)1 << 28) ? (size_t)1 << 28 : (size_t)(bytes - off);
+			int rc = kio_read_exact(in, d + off, k, what);
+			if (rc)
+				return rc;
+			*crc = kio_crc32(*crc, d + off, k);
+			off += k;
+		}
+		return 0;
+	}
+	enum { CH = 1 << 16 };
+	unsigned char *buf = kmalloc((size_t)CH * 8);
+	for (uint64_t k0 = 0; k0 < n; k0 += CH) {
+		size_t k = n - k0 > CH ? CH : (size_t)(n - k0);
+		int rc = kio_read_exact(in, buf, k * (size_t)fw, what);
+		if (rc) {
+			free(buf);
+			return rc;
+		}
+		*crc = kio_crc32(*crc, buf, k * (size_t)fw);
+		for (size_t e = 0; e < k; e++) {
+			uint64_t v = fw == 8 ? kio_get64(buf + 8 * e) : kio_get32(buf + 4 * e);
+			if (mw == 8)
+				((uint64_t *)dst)[k0 + e] = v;
+			else
+				((uint32_t *)dst)[k0 + e] = (uint32_t)v;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+static int offsets_ok(const uint64_t *p, uint64_t n, uint64_t nnz)
+{
+	if (p[0] != 0 || p[n] != nnz)
+		return 0;
+	for (uint64_t k = 0; k < n; k++)
+		if (p[k + 1] < p[k])
+			return 0;
+	return 1;
+}
+
+static int indices_ok(const void *a, int w, uint64_t n, uint64_t lim)
+{
+	uint64_t bad = 0;
+	if (w == 4) {
+		const uint32_t *x = a;
+		for (uint64_t k = 0; k < n; k++)
+			bad |= x[k] >= lim;
+	} else {
+		const uint64_t *x = a;
+		for (uint64_t k = 0; k < n; k++)
+			bad |= x[k] >= lim;
+	}
+	return !bad;
+}
+
+void kpart_block_free(kpart_block *b)
+{
+	free(b->colptr);
+	free(b->rowidx);
+	free(b->rowptr);
+	free(b->colidx);
+	free(b->tdeg);
+	free(b->orig);
+	memset(b, 0, sizeof *b);
+}
+
+int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_block *b)
+{
+	memset(b, 0, sizeof *b);
+	const kpart_rankinfo *ri = &m->ranks[rank];
+	char *path = join(dir, ri->file);
+	kio_in *in = kio_open_in(path, 0);
+	if (!in) {
+		free(path);
+		return KEXIT_IO;
+	}
+	int rc = KEXIT_DATA;
+	uint64_t size = kio_size(in);
+	rhead h;
+	uint32_t crc;
+	if (size < ri->bytes) {
+		kerror("'%s': truncated rank file (%llu bytes, the manifest says %llu)", path,
+		       (unsigned long long)size, (unsigned long long)ri->bytes);
+		goto fail;
+	}
+	if (size > ri->bytes) {
+		kerror("'%s': %llu bytes, the manifest says %llu (corrupt partition)", path, (unsigned long long)size,
+		       (unsigned long long)ri->bytes);
+		goto fail;
+	}
+	if ((rc = read_header(in, path, &h, &crc)))
+		goto fail;
+	rc = KEXIT_DATA;
+	int i = rank / m->g.C, j = rank % m->g.C;
+	if (h.R != (uint32_t)m->g.R || h.C != (uint32_t)m->g.C || h.i != (uint32_t)i || h.j != (uint32_t)j ||
+	    h.nv != m->g.nv || h.N != m->g.N || h.nb != m->g.nb || h.ncols != m->g.N / (uint64_t)m->g.C ||
+	    h.nrows != m->g.N / (uint64_t)m->g.R || h.nnz != ri->nnz || !!(h.flags & KPART_F_IDX64) != m->idx64 ||
+	    !!(h.flags & KPART_F_RELABEL) != m->relabel || (h.flags & ~15u)) {
+		kerror("'%s': header does not match the manifest (a file from another partition?)", path);
+		goto fail;
+	}
+	if (expected_size(&h) != size) {
+		kerror("'%s': size %llu does not match its header (corrupt rank file)", path, (unsigned long long)size);
+		goto fail;
+	}
+	b->g = m->g;
+	b->i = i;
+	b->j = j;
+	b->ncols = h.ncols;
+	b->nrows = h.nrows;
+	b->nnz = h.nnz;
+	b->idx64 = m->idx64;
+	int ow = h.flags & KPART_F_OFF64 ? 8 : 4, iw = b->idx64 ? 8 : 4;
+	b->colptr = kmalloc(kmul((size_t)h.ncols + 1, 8));
+	b->rowptr = kmalloc(kmul((size_t)h.nrows + 1, 8));
+	b->rowidx = kmalloc(kmul((size_t)h.nnz, (size_t)iw));
+	b->colidx = kmalloc(kmul((size_t)h.nnz, (size_t)iw));
+	b->tdeg = kmalloc(kmul((size_t)h.nb, 8));
+	if (h.flags & KPART_F_ORIG)
+		b->orig = kmalloc(kmul((size_t)h.nb, 8));
+	if ((rc = read_array(in, b->colptr, h.ncols + 1, 8, ow, &crc, "column offsets")) ||
+	    (rc = read_array(in, b->rowidx, h.nnz, iw, iw, &crc, "row indices")) ||
+	    (rc = read_array(in, b->rowptr, h.nrows + 1, 8, ow, &crc, "row offsets")) ||
+	    (rc = read_array(in, b->colidx, h.nnz, iw, iw, &crc, "column indices")) ||
+	    (rc = read_array(in, b->tdeg, h.nb, 8, 8, &crc, "degrees")) ||
+	    (b->orig && (rc = read_array(in, b->orig, h.nb, 8, 8, &crc, "original ids"))))
+		goto fail;
+	rc = KEXIT_DATA;
+	unsigned char t[KPART_TRAILER_BYTES];
+	if (kio_read_exact(in, t, sizeof t, "trailer"))
+		goto fail;
+	uint32_t whole = kio_crc32(crc, t, sizeof t);
+	if (memcmp(t, "KEND", 4) || kio_get64(t + 4) != h.nnz || kio_get32(t + 12) != crc ||
+	    kio_crc32(0, t, 16) != kio_get32(t + 16) || whole != ri->crc) {
+		kerror("'%s': checksum mismatch (corrupt rank file)", path);
+		goto fail;
+	}
+	if (!offsets_ok(b->colptr, h.ncols, h.nnz) || !offsets_ok(b->rowptr, h.nrows, h.nnz) ||
+	    !indices_ok(b->rowidx, iw, h.nnz, h.nrows) || !indices_ok(b->colidx, iw, h.nnz, h.ncols)) {
+		kerror("'%s': offsets or indices out of range (corrupt rank file)", path);
+		goto fail;
+	}
+	rc = 0;
+	b->ne_input = m->M;
+	b->selfloops = m->selfloops;
+	b->relabel = m->relabel;
+	b->seed1 = m->seed1;
+	b->seed2 = m->seed2;
+	b->scale = m->scale;
+	b->edgefactor = m->edgefactor;
+fail:
+	if (rc)
+		kpart_block_free(b);
+	kio_close_in(in);
+	free(path);
+	return rc;
+}
+
+int kpart_load(const char *dir, int rank, kpart_block *b)
+{
+	memset(b, 0, sizeof *b);
+	kpart_manifest m;
+	int rc = kpart_manifest_read(dir, &m);
+	if (rc)
+		return rc;
+	if (rank < 0 || (uint64_t)rank >= (uint64_t)m.g.R * (uint64_t)m.g.C) {
+		kerror("'%s': no rank %d in this %dx%d partition", dir, rank, m.g.R, m.g.C);
+		rc = KEXIT_USAGE;
+	} else {
+		rc = kpart_load_with(dir, &m, rank, b);
+	}
+	kpart_manifest_free(&m);
+	return rc;
+}
+
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct wfile {
+	FILE *fp;
+	const char *name;
+	uint32_t crc;
+	uint64_t bytes;
+	int failed;
+} wfile;
+
+static int wopen(wfile *w, const char *path, const char *name)
+{
+	memset(w, 0, sizeof *w);
+	w->name = name;
+	w->fp = fopen(path, "wb");
+	if (!w->fp) {
+		kerror("cannot create '%s': %s", name, strerror(errno));
+		return KEXIT_IO;
+	}
+	setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
+	return 0;
+}
+
+static void wbytes(wfile *w, const void *p, size_t n)
+{
+	if (w->failed || !n)
+		return;
+	w->crc = kio_crc32(w->crc, p, n);
+	w->bytes += n;
+	errno = 0;
+	if (fwrite(p, 1, n, w->fp) != n)
+		w->failed = errno ? errno : EIO;
+}
+
+/* n integers of mw bytes in memory as fw-byte little-endian integers */
+static void warray(wfile *w, const void *a, uint64_t n, int mw, int fw)
+{
+	if (HOST_LE && mw == fw) {
+		wbytes(w, a, (size_t)(n * (uint64_t)fw));
+		return;
+	}
+	enum { CH = 1 << 14 };
+	unsigned char buf[CH * 8];
+	for (uint64_t k0 = 0; k0 < n; k0 += CH) {
+		size_t k = n - k0 > CH ? CH : (size_t)(n - k0);
+		for (size_t e = 0; e < k; e++) {
+			uint64_t v = mw == 8 ? ((const uint64_t *)a)[k0 + e] : ((const uint32_t *)a)[k0 + e];
+			if (fw == 8)
+				kio_put64(buf + 8 * e, v);
+			else
+				kio_put32(buf + 4 * e, (uint32_t)v);
+		}
+		wbytes(w, buf, k * (size_t)fw);
+	}
+}
+
+static int wclose(wfile *w)
+{
+	errno = 0;
+	if (fflush(w->fp) && !w->failed)
+		w->failed = errno ? errno : EIO;
+	if (fclose(w->fp) && !w->failed)
+		w->failed = errno ? errno : EIO;
+	if (w->failed) {
+		kerror("cannot write '%s': %s", w->name, strerror(w->failed));
+		return KEXIT_IO;
+	}
+	return 0;
+}
+
+static int bits_for(uint64_t n) /* bits to write 0 .. n-1 */
+{
+	return n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
+}
+
+static inline uint64_t idx_get(const void *a, int idx64, uint64_t k)
+{
+	return idx64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
+}
+
+/*
+ * The CSR of b as the transpose of its CSC; rows come out sorted.  With
+ * 32-bit indices the entries go first to partitions of 2^s rows (in place,
+ * in colidx: (row - first row of the partition) << bc | col), then each
+ * partition, small enough for the cache, is counting-sorted by row (stable,
+ * so columns stay ascending).  Otherwise one scatter.
+ */
+void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
+{
+	uint64_t nr = b->nrows, nc = b->ncols;
+	int bc = bits_for(nc), br = bits_for(nr), s = br - 10;
+	if (s < 6)
+		s = 6;
+	if (s > 32 - bc)
+		s = 32 - bc;
+	uint64_t np = s < 0 ? 0 : ((nr - 1) >> s) + 1;
+	memset(rp, 0, (size_t)(nr + 1) * 8);
+	if (b->idx64 || s < 0 || np > (1u << 16)) {
+		for (uint64_t k = 0; k < b->nnz; k++)
+			rp[idx_get(b->rowidx, b->idx64, k) + 1]++;
+		for (uint64_t r = 0; r < nr; r++)
+			rp[r + 1] += rp[r];
+		uint64_t *cur = kmalloc(kmul((size_t)nr, 8));
+		memcpy(cur, rp, (size_t)nr * 8);
+		for (uint64_t c = 0; c < nc; c++)
+			for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++) {
+				uint64_t at = cur[idx_get(b->rowidx, b->idx64, k)]++;
+				if (b->idx64)
+					((uint64_t *)colidx)[at] = c;
+				else
+					((uint32_t *)colidx)[at] = (uint32_t)c;
+			}
+		free(cur);
+		return;
+	}
+	const uint32_t *ri = b->rowidx;
+	uint32_t *ci = colidx, smask = (UINT32_C(1) << s) - 1;
+	uint64_t *ps = kcalloc((size_t)np + 1, 8), *pos = kmalloc(kmul((size_t)np, 8)), maxp = 0;
+	for (uint64_t k = 0; k < b->nnz; k++)
+		ps[(ri[k] >> s) + 1]++;
+	for (uint64_t p = 0; p < np; p++) {
+		maxp = ps[p + 1] > maxp ? ps[p + 1] : maxp;
+		ps[p + 1] += ps[p];
+		pos[p] = ps[p];
+	}
+	for (uint64_t c = 0; c < nc; c++)
+		for (uint64_t k = b->colptr[c], e = b->colptr[c + 1]; k < e; k++) {
+			uint32_t r = ri[k];
+			ci[pos[r >> s]++] = (r & smask) << bc | (uint32_t)c;
+		}
+	free(pos);
+	uint32_t cmask = bc == 32 ? UINT32_MAX : (UINT32_C(1) << bc) - 1;
+#pragma omp parallel if (b->nnz > 65536)
+	{
+		uint32_t *tmp = kmalloc(kmul((size_t)maxp, 4));
+		uint64_t *cur = kmalloc((size_t)8 << s);
+#pragma omp for schedule(dynamic, 1)
+		for (uint64_t p = 0; p < np; p++) {
+			uint64_t r0 = p << s, r1 = (p + 1) << s < nr ? (p + 1) << s : nr, s0 = ps[p], n = ps[p + 1] - s0;
+			memcpy(tmp, ci + s0, (size_t)n * 4);
+			memset(cur, 0, (size_t)(r1 - r0) * 8);
+			for (uint64_t e = 0; e < n; e++)
+				cur[tmp[e] >> bc]++;
+			for (uint64_t r = r0, at = s0; r < r1; r++) {
+				uint64_t c = cur[r - r0];
+				cur[r - r0] = at;
+				rp[r] = at;
+				at += c;
+			}
+			for (uint64_t e = 0; e < n; e++)
+				ci[cur[tmp[e] >> bc]++] = tmp[e] & cmask;
+		}
+		free(tmp);
+		free(cur);
+	}
+	rp[nr] = b->nnz;
+	free(ps);
+}
+
+/* n integers of mw bytes into dst as fw-byte little-endian integers */
+static void put_array(unsigned char *dst, const void *a, uint64_t n, int mw, int fw)
+{
+	if (HOST_LE && mw == fw) {
+		memcpy(dst, a, (size_t)(n * (uint64_t)fw));
+		return;
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t v = mw == 8 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
+		if (fw == 8)
+			kio_put64(dst + 8 * k, v);
+		else
+			kio_put32(dst + 4 * k, (uint32_t)v);
+	}
+}
+
+static void rank_header(unsigned char *h, const kpart_block *b, uint32_t flags)
+{
+	const kpart_grid *g = &b->g;
+	memset(h, 0, KPART_HEADER_BYTES);
+	memcpy(h, kpart_magic, KPART_MAGIC_LEN);
+	kio_put16(h + 8, KPART_MAJOR);
+	kio_put16(h + 10, KPART_MINOR);
+	kio_put32(h + 12, flags);
+	kio_put32(h + 16, (uint32_t)g->R);
+	kio_put32(h + 20, (uint32_t)g->C);
+	kio_put32(h + 24, (uint32_t)b->i);
+	kio_put32(h + 28, (uint32_t)b->j);
+	kio_put64(h + 32, g->nv);
+	kio_put64(h + 40, g->N);
+	kio_put64(h + 48, g->nb);
+	kio_put64(h + 56, b->ncols);
+	kio_put64(h + 64, b->nrows);
+	kio_put64(h + 72, b->nnz);
+	kio_put32(h + 88, kio_crc32(0, h, 88));
+}
+
+static void rank_trailer(unsigned char *t, uint64_t nnz, uint32_t crc)
+{
+	memcpy(t, "KEND", 4);
+	kio_put64(t + 4, nnz);
+	kio_put32(t + 12, crc);
+	kio_put32(t + 16, kio_crc32(0, t, 16));
+}
+
+/*
+ * Little-endian host, 32-bit indices: the file is sized (posix_fallocate,
+ * so a full disk is an error here and not a fault later), mapped, and the
+ * CSR is built in place inside it -- no second copy of colidx in memory and
+ * no copy through write(2).  Returns -1 (nothing reported) where the file
+ * system cannot do this, for the caller to write the plain way.
+ */
+static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n > ((size_t)1 << 30) ? (size_t)1 << 30 : n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		p = (const char *)p + w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
+			uint64_t *rp, uint32_t *crc)
+{
+	int err = posix_fallocate(fd, 0, (off_t)size);
+	if (err == EOPNOTSUPP || err == EINVAL || err == ENOSYS)
+		return -1;
+	if (err) {
+		kerror("cannot write '%s': %s", name, strerror(err));
+		return KEXIT_IO;
+	}
+	uint64_t o_colptr = KPART_HEADER_BYTES, o_rowidx = o_colptr + (uint64_t)ow * (b->ncols + 1);
+	uint64_t o_rowptr = o_rowidx + 4 * b->nnz, o_colidx = o_rowptr + (uint64_t)ow * (b->nrows + 1);
+	uint64_t o_tdeg = o_colidx + 4 * b->nnz, o_orig = o_tdeg + 8 * b->g.nb;
+	/* header, colptr and rowidx exist in memory: written (one copy); the
+	 * rest is mapped and the CSR made in it */
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), b0 = o_rowptr / pg * pg;
+	unsigned char h[KPART_HEADER_BYTES];
+	rank_header(h, b, flags);
+	*crc = kio_crc32(0, h, sizeof h);
+	if (pwrite_all(fd, h, sizeof h, 0))
+		goto fail;
+	if (ow == 8) {
+		*crc = kio_crc32(*crc, b->colptr, (size_t)(b->ncols + 1) * 8);
+		if (pwrite_all(fd, b->colptr, (size_t)(b->ncols + 1) * 8, o_colptr))
+			goto fail;
+	} else {
+		enum { CH = 1 << 14 };
+		uint32_t buf[CH];
+		for (uint64_t k0 = 0; k0 <= b->ncols; k0 += CH) {
+			size_t n = b->ncols + 1 - k0 > CH ? CH : (size_t)(b->ncols + 1 - k0);
+			for (size_t e = 0; e < n; e++)
+				buf[e] = (uint32_t)b->colptr[k0 + e];
+			*crc = kio_crc32(*crc, buf, n * 4);
+			if (pwrite_all(fd, buf, n * 4, o_colptr + 4 * k0))
+				goto fail;
+		}
+	}
+	*crc = kio_crc32(*crc, b->rowidx, (size_t)b->nnz * 4);
+	if (pwrite_all(fd, b->rowidx, (size_t)b->nnz * 4, o_rowidx))
+		goto fail;
+	unsigned char *w = mmap(NULL, (size_t)(size - b0), PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)b0);
+	if (w == MAP_FAILED)
+		return -1;
+#define AT(off) (w + ((off) - b0)) /* file offset (>= b0) to address */
+	kpart_transpose(b, rp, AT(o_colidx));
+	put_array(AT(o_rowptr), rp, b->nrows + 1, 8, ow);
+	memcpy(AT(o_tdeg), b->tdeg, (size_t)b->g.nb * 8);
+	if (b->orig)
+		memcpy(AT(o_orig), b->orig, (size_t)b->g.nb * 8);
+	uint64_t end = size - KPART_TRAILER_BYTES;
+	*crc = kio_crc32(*crc, AT(o_rowptr), (size_t)(end - o_rowptr));
+	rank_trailer(AT(end), b->nnz, *crc);
+	*crc = kio_crc32(*crc, AT(end), KPART_TRAILER_BYTES);
+#undef AT
+	if (munmap(w, (size_t)(size - b0)))
+		goto fail;
+	return 0;
+fail:
+	kerror("cannot write '%s': %s", name, strerror(errno));
+	return KEXIT_IO;
+}
+
+int kpart_write_rank(const char *path, const char *name, const kpart_block *b, int off64, kpart_rankinfo *ri)
+{
+	off64 = off64 || b->nnz > UINT32_MAX;
+	int iw = b->idx64 ? 8 : 4, ow = off64 ? 8 : 4, rc;
+	uint32_t flags = (b->idx64 ? KPART_F_IDX64 : 0) | (off64 ? KPART_F_OFF64 : 0) |
+			 (b->orig ? KPART_F_ORIG : 0) | (b->relabel ? KPART_F_RELABEL : 0);
+	uint64_t size = KPART_HEADER_BYTES + (uint64_t)ow * (b->ncols + b->nrows + 2) + 2 * (uint64_t)iw * b->nnz +
+			8 * b->g.nb * (b->orig ? 2 : 1) + KPART_TRAILER_BYTES;
+	uint64_t *rp = b->rowptr ? b->rowptr : kmalloc(kmul((size_t)b->nrows + 1, 8));
+	void *ci = b->colidx;
+	wfile w = {.name = name};
+	if (HOST_LE && !b->idx64 && !ci) {
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0666);
+		if (fd < 0) {
+			kerror("cannot create '%s': %s", name, strerror(errno));
+			rc = KEXIT_IO;
+			goto out;
+		}
+		rc = write_mapped(fd, name, b, flags, ow, size, rp, &w.crc);
+		if (close(fd) && rc <= 0) {
+			kerror("cannot write '%s': %s", name, strerror(errno));
+			rc = KEXIT_IO;
+		}
+		if (rc >= 0) {
+			w.bytes = size;
+			goto out;
+		}
+		unlink(path); /* mapping impossible here: the plain way */
+	}
+	if (!ci) {
+		ci = kmalloc(kmul((size_t)b->nnz, (size_t)iw));
+		kpart_transpose(b, rp, ci);
+	}
+	unsigned char h[KPART_HEADER_BYTES], t[KPART_TRAILER_BYTES];
+	rank_header(h, b, flags);
+	if ((rc = wopen(&w, path, name)))
+		goto out;
+	wbytes(&w, h, sizeof h);
+	warray(&w, b->colptr, b->ncols + 1, 8, ow);
+	warray(&w, b->rowidx, b->nnz, iw, iw);
+	warray(&w, rp, b->nrows + 1, 8, ow);
+	warray(&w, ci, b->nnz, iw, iw);
+	warray(&w, b->tdeg, b->g.nb, 8, 8);
+	if (b->orig)
+		warray(&w, b->orig, b->g.nb, 8, 8);
+	rank_trailer(t, b->nnz, w.crc);
+	wbytes(&w, t, sizeof t);
+	rc = wclose(&w);
+out:
+	if (!rc) {
+		KASSERT(w.bytes == size);
+		ri->bytes = w.bytes;
+		ri->crc = w.crc;
+		ri->nnz = b->nnz;
+		ri->cols = ri->rows = 0;
+		for (uint64_t c = 0; c < b->ncols; c++)
+			ri->cols += b->colptr[c + 1] > b->colptr[c];
+		for (uint64_t r = 0; r < b->nrows; r++)
+			ri->rows += rp[r + 1] > rp[r];
+	}
+	if (rp != b->rowptr)
+		free(rp);
+	if (ci != b->colidx)
+		free(ci);
+	return rc;
+}
+
+void kpart_manifest_add(kpart_manifest *m, const char *key, const char *fmt, ...)
+{
+	char val[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof val, fmt, ap);
+	va_end(ap);
+	for (char *c = val; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	if ((m->nkeys & (m->nkeys - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
+		size_t cap = m->nkeys ? 2 * m->nkeys : 1;
+		m->keys = krealloc(m->keys, cap * sizeof *m->keys);
+		m->vals = krealloc(m->vals, cap * sizeof *m->vals);
+	}
+	m->keys[m->nkeys] = kstrdup(key);
+	m->vals[m->nkeys++] = kstrdup(val);
+}
+
+int kpart_manifest_write(const kpart_manifest *m, const char *path, const char *name, const char *comment,
+			 int checksum)
+{
+	size_t n = strlen(comment) + 4, at = 0;
+	for (size_t k = 0; k < m->nkeys; k++)
+		n += strlen(m->keys[k]) + strlen(m->vals[k]) + 4;
+	char *text = kmalloc(n + 32);
+	at += (size_t)sprintf(text, "# %s\n", comment);
+	for (size_t k = 0; k < m->nkeys; k++)
+		at += (size_t)sprintf(text + at, "%s = %s\n", m->keys[k], m->vals[k]);
+	if (checksum)
+		at += (size_t)sprintf(text + at, "checksum = %08x\n", (unsigned)kio_crc32(0, text, at));
+	wfile w;
+	int rc = wopen(&w, path, name);
+	if (!rc) {
+		wbytes(&w, text, at);
+		rc = wclose(&w);
+	}
+	free(text);
+	return rc;
+}
+
+/* An existing partition or an empty directory may be replaced. */
+static int replaceable(const char *dir)
+{
+	char *p = join(dir, "manifest");
+	struct stat st;
+	int yes = stat(p, &st) == 0;
+	free(p);
+	DIR *d = yes ? NULL : opendir(dir);
+	if (d) {
+		yes = 1;
+		for (struct dirent *e; (e = readdir(d));)
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				yes = 0;
+		closedir(d);
+	}
+	return yes;
+}
+
+int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len)
+{
+	size_t n = strlen(outdir);
+	while (n > 1 && outdir[n - 1] == '/')
+		outdir[--n] = 0;
+	struct stat st;
+	if (lstat(outdir, &st) == 0) {
+		if (!force) {
+			kerror("cannot create '%s': File exists (use --force to replace it)", outdir);
+			return KEXIT_IO;
+		}
+		if (S_ISDIR(st.st_mode) && !replaceable(outdir)) {
+			kerror("refusing to replace '%s': a directory that is not a kbfs partition", outdir);
+			return KEXIT_IO;
+		}
+	}
+	if (n + 16 > len) {
+		kerror("cannot create '%s': %s", outdir, strerror(ENAMETOOLONG));
+		return KEXIT_IO;
+	}
+	snprintf(tmpdir, len, "%s.tmp.XXXXXX", outdir);
+	if (!mkdtemp(tmpdir)) {
+		kerror("cannot create '%s': %s", outdir, strerror(errno));
+		*tmpdir = 0;
+		return KEXIT_IO;
+	}
+	kio_cleanup_add(tmpdir);
+	mode_t um = umask(0);
+	umask(um);
+	chmod(tmpdir, 0777 & ~um);
+	return 0;
+}
+
+int kpart_dir_commit(const char *tmpdir, const char *outdir)
+{
+	struct stat st;
+	if (lstat(outdir, &st)) {
+		if (rename(tmpdir, outdir)) {
+			kerror("cannot rename '%s' to '%s': %s", tmpdir, outdir, strerror(errno));
+			return KEXIT_IO;
+		}
+		return 0;
+	}
+#ifdef RENAME_EXCHANGE
+	if (renameat2(AT_FDCWD, tmpdir, AT_FDCWD, outdir, RENAME_EXCHANGE) == 0) {
+		kio_rmtree(tmpdir); /* the old one now */
+		return 0;
+	}
+#endif
+	size_t n = strlen(outdir) + 16;
+	char *old = kmalloc(n);
+	snprintf(old, n, "%s.old.XXXXXX", outdir);
+	int rc = KEXIT_IO;
+	if (!mkdtemp(old)) {
+		kerror("cannot replace '%s': %s", outdir, strerror(errno));
+	} else if (S_ISDIR(st.st_mode) ? rename(outdir, old) : unlink(outdir)) {
+		kerror("cannot replace '%s': %s", outdir, strerror(errno));
+		rmdir(old);
+	} else if (rename(tmpdir, outdir)) {
+		kerror("cannot rename '%s' to '%s': %s", tmpdir, outdir, strerror(errno));
+		if (S_ISDIR(st.st_mode) && rename(old, outdir))
+			kerror("the old '%s' is now '%s'", outdir, old);
+		rmdir(old);
+	} else {
+		rc = 0;
+		kio_rmtree(old);
+	}
+	free(old);
+	return rc;
+}

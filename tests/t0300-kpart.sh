@@ -1,0 +1,105 @@
+#!/bin/bash
+# kpart: every grid stores exactly the symmetrized, self-loop-free, deduplicated
+# input, each edge where the layout puts it; --relabel degree round-trips;
+# --check passes good partitions.
+. "$(dirname "$0")/lib.sh"
+export LC_ALL=C
+
+# want SCALE: the edge file and its symmetrized, deduplicated "u v" set
+want() {
+	kgen -q -s "$1" -o "$T/g$1.kg" && kgen -q -s "$1" -f text -o "$T/g$1.txt" &&
+		awk '$1 != $2 { print $1, $2; print $2, $1 }' "$T/g$1.txt" | sort -u >"$T/want$1"
+}
+# value KEY DIR: a manifest value
+value() { sed -n "s/^$1 = //p" "$2/manifest"; }
+# placed DIR: every "rank u v" line of --dump-layout sits where kpart.h says
+placed() {
+	local R C nb
+	R=$(value R "$1") C=$(value C "$1") nb=$(value nb "$1")
+	kpart --dump-layout "$1" | awk -v R="$R" -v C="$C" -v nb="$nb" '
+		{ bu = int($2 / nb); bv = int($3 / nb)
+		  if ($1 != (bv % R) * C + int(bu / R)) { print "misplaced: " $0; bad = 1; exit } }
+		END { exit bad }'
+}
+
+grids="1x1 1x2 2x1 2x2 1x4 4x1 2x3 3x2"
+for s in 10 11 12 13 14; do
+	want "$s" || { echo "Bail out! kgen -s $s failed"; exit 1; }
+	# every grid at scales 10 and 14, three of them in between
+	case $s in 10 | 14) these=$grids ;; 11) these="1x2 2x3 4x1" ;; 12) these="2x2 3x2 1x4" ;; *) these="2x1 1x1 2x3" ;; esac
+	for g in $these; do
+		R=${g%x*} C=${g#*x} P=$T/p$s-$g
+		run_ok "scale $s, $g: built" kpart -R "$R" -C "$C" -o "$P" "$T/g$s.kg"
+		kpart --dump "$P" | sort >"$T/got"
+		ok "scale $s, $g: the stored edges are the symmetrized, deduplicated input" cmp -s "$T/got" "$T/want$s"
+		ok "scale $s, $g: every edge in the rank the layout names" placed "$P"
+		is "$(value nnz "$P")" "$(wc -l <"$T/want$s" | tr -d ' ')" "scale $s, $g: the manifest counts them"
+		is "$(value selfloops "$P")" "$(awk '$1 == $2' "$T/g$s.txt" | wc -l | tr -d ' ')" "scale $s, $g: self-loops counted"
+		run_ok "scale $s, $g: kpart --check passes" kpart --check "$P"
+	done
+done
+
+# manifest: the generator's parameters and the source's identity
+P=$T/p10-2x2
+is "$(value scale "$P") $(value edgefactor "$P") $(value seed1 "$P") $(value seed2 "$P")" "10 16 2 3" \
+	"the manifest carries scale, edgefactor and seeds"
+is "$(value source_bytes "$P")" "$(wc -c <"$T/g10.kg" | tr -d ' ')" "and the source's size"
+is "$(value source_program "$P")" "kgen" "and its provenance"
+ok "no timestamp or host in the manifest" sh -c "! grep -qiE 'time|host|date' '$P/manifest'"
+
+# --relabel degree: same edges in input ids, a bijection, degrees descending
+for g in 1x1 2x3; do
+	R=${g%x*} C=${g#*x} P=$T/r-$g
+	run_ok "$g relabelled: built" kpart -R "$R" -C "$C" --relabel degree -o "$P" "$T/g12.kg"
+	kpart --dump "$P" | sort >"$T/got"
+	ok "$g relabelled: edge for edge the unrelabelled partition, after mapping" cmp -s "$T/got" "$T/want12"
+	run_ok "$g relabelled: --check (orig is a bijection)" kpart --check "$P"
+	# pair each internal id with its input id (same order in both dumps)
+	paste -d ' ' <(kpart --dump-layout "$P") <(kpart --dump "$P") | awk '{ print $2, $4; print $3, $5 }' |
+		sort -u >"$T/map"
+	ok "$g relabelled: internal -> input is a function" sh -c "[ \$(cut -d' ' -f1 '$T/map' | uniq -d | wc -l) = 0 ]"
+	ok "$g relabelled: and one to one" sh -c "[ \$(cut -d' ' -f2 '$T/map' | sort | uniq -d | wc -l) = 0 ]"
+	ok "$g relabelled: some ids moved" sh -c "awk '\$1 != \$2' '$T/map' | grep -q ."
+	# inside each block: degree non-increasing, ties by input id
+	nb=$(value nb "$P")
+	kpart --dump-layout "$P" | awk 'NR == FNR { id[$1] = $2; next } { deg[$2]++ }
+		END { for (v in deg) print v, deg[v], id[v] }' "$T/map" - | sort -n >"$T/deg"
+	ok "$g relabelled: high degrees first in every block, ties by id" awk -v nb="$nb" '
+		{ if (NR > 1 && int($1 / nb) == int(p / nb) && $1 == p + 1 && ($2 > pd || ($2 == pd && $3 < po))) bad = 1
+		  p = $1; pd = $2; po = $3 }
+		END { exit bad }' "$T/deg"
+done
+
+# an imported graph with sparse ids: the dump speaks the input's ids
+printf '7 42\n42 1000000007\n1000000007 7\n7 7\n9 42\n9 42\n' >"$T/sparse.txt"
+kgen -q --from "$T/sparse.txt" -o "$T/sparse.kg"
+run_ok "imported graph with an id map" kpart -R 1 -C 2 -o "$T/sp" "$T/sparse.kg"
+is "$(kpart --dump "$T/sp" | sort | tr '\n' ' ')" \
+	"$(awk '$1 != $2 { print $1, $2; print $2, $1 }' "$T/sparse.txt" | sort -u | tr '\n' ' ')" \
+	"imported ids come back as the input's own"
+is "$(value seed1 "$T/sp") $(value seed2 "$T/sp")" "2 3" "imported graphs get seeds 2 and 3"
+run_ok "--check on it" kpart --check "$T/sp"
+
+# standard input and a compressed edge file (read as streams)
+run_ok "standard input" kpart -R 2 -C 2 -o "$T/stdin" - <"$T/g10.kg"
+ok "standard input: same files as from the file" cmp -s "$T/stdin/rank-00003.kpart" "$T/p10-2x2/rank-00003.kpart"
+kgen -q -s 10 -z -o "$T/z.kg"
+run_ok "a compressed edge file" kpart -R 2 -C 2 -o "$T/z" "$T/z.kg"
+ok "compressed: same rank files" sh -c "for r in 0 1 2 3; do cmp -s '$T/z/rank-0000'\$r.kpart '$T/p10-2x2/rank-0000'\$r.kpart || exit 1; done"
+
+# OMP threads do not change a byte
+OMP_NUM_THREADS=1 kpart -q -R 2 -C 3 -o "$T/t1" "$T/g14.kg"
+OMP_NUM_THREADS=2 kpart -q -R 2 -C 3 -o "$T/t2" "$T/g14.kg"
+ok "1 and 2 threads write identical partitions" sh -c "cd '$T/t1' && for f in manifest rank-*; do cmp -s \$f '$T/t2/'\$f || exit 1; done"
+
+# the default output name, --force, --json, -v
+(cd "$T" && kpart -q -R 1 -C 1 g10.kg)
+ok "default output: EDGEFILE without its extension + .kpart" test -f "$T/g10.kpart/manifest"
+run_ok "--force replaces a partition" kpart -R 2 -C 1 --force -o "$T/g10.kpart" "$T/g10.kg"
+is "$(value R "$T/g10.kpart")" "2" "the new one is in place"
+ok "and no temporary is left" sh -c "! ls -d '$T'/g10.kpart.* 2>/dev/null | grep -q ."
+run_ok "--json" kpart --json -R 1 -C 2 -o "$T/j" "$T/g10.kg"
+ok "--json: one JSON object with construction_time" grep -q '"construction_time":' "$T/out"
+run_ok "-v" kpart -v -R 1 -C 2 -o "$T/v" "$T/g10.kg"
+ok "-v: phase timings on stderr" grep -q "sort, dedup" "$T/err"
+done_testing
