@@ -1,0 +1,104 @@
+/*
+ * kval: Graph500 3.x validation of a BFS tree, distributed.
+ *
+ * Owns the rules of GRAPH500.md section 4 and the exact edge count of
+ * section 3 (reference 3.0.1: input tuples with both endpoints in the
+ * root's component, self-loops excluded, duplicates counted).  Called by
+ * kbfs after each search and by kvalidate; every rank of world calls it
+ * with the same pred, and every rank gets the same verdict.
+ *
+ * Input.  pred[v] is the parent of vertex v as an internal id, UINT64_MAX
+ * when v is unreached, for every vertex 0..N-1 (N = b->g.N, the padded
+ * count, for a partition; nv for an edge list), replicated on all ranks.
+ * nedge_claimed is the count the search reported, or UINT64_MAX to skip
+ * rule (f).
+ *
+ * Method.  Depths come from pred alone (replicated, O(N), OpenMP):
+ * depth(root) = 0, depth(v) = depth(pred[v]) + 1; walking the parents
+ * finds parents out of range, cycles and chains through unreached
+ * vertices.  Then each rank checks the edges it holds with one test per
+ * edge, and the tree edges it is responsible for (partition: the edge
+ * pred[v] -> v is held by rank (owner_row(v), owner_col(pred[v])), found by
+ * binary search in v's CSR row; edge list: a tuple that is a tree edge
+ * marks its child in a bitmap, OR-reduced over the ranks).  One allreduce
+ * picks the verdict.
+ *
+ * Rules and the letter each failure reports:
+ *   (a) a parent that is neither -1 nor a vertex id (>= N);
+ *   (b) the root is out of range or is not its own parent;
+ *   (c) a parent chain that does not reach the root (a cycle, or a parent
+ *       that is itself unreached), or a tree edge {pred[v], v} that is not
+ *       an edge of the graph (depth(v) = depth(pred[v]) + 1 holds by the
+ *       construction of the depths);
+ *   (d) a graph edge whose endpoints' depths differ by more than one;
+ *   (e) a graph edge with exactly one reached endpoint: a reached vertex
+ *       outside the root's component or an unreached vertex inside it;
+ *   (f) the recomputed edge count differs from nedge_claimed.
+ * When several checks fail, the first in this order is reported: (a),
+ * (b), (c) parent chains, (e), (c) tree edges, (d), (f); within one check,
+ * the lowest offending vertex id, then the lowest second vertex, so the
+ * verdict does not depend on the rank or thread count.  This order names
+ * the cause rather than its echoes: a vertex wrongly reached from outside
+ * the component also has a tree edge missing (it is reported as (e)), and
+ * a parent that is not a neighbour also shifts depths (it is reported as
+ * (c), not (d)).
+ * Self-loops are skipped by every rule.  Limits: N < 2^32 - 4 (depths are
+ * 32-bit).
+ */
+#ifndef KVAL_H
+#define KVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kcomm.h"
+#include "kpart.h"
+
+/* Which check failed (more precise than the rule letter). */
+enum kval_check {
+	KVAL_OK = 0,
+	KVAL_PARENT_RANGE, /* (a) pred[vertex] = other is >= N */
+	KVAL_ROOT_RANGE,   /* (b) the root (vertex) is >= N */
+	KVAL_ROOT_PARENT,  /* (b) pred[root] = other (UINT64_MAX: unreached) */
+	KVAL_CYCLE,        /* (c) vertex lies on a cycle of parents */
+	KVAL_CHAIN,        /* (c) pred[vertex] = other is unreached */
+	KVAL_REACH,        /* (e) vertex unreached, its neighbour other reached */
+	KVAL_TREE_EDGE,    /* (c) {other = pred[vertex], vertex} is not an edge */
+	KVAL_DEPTH,        /* (d) edge {vertex, other}, depths differ by > 1 */
+	KVAL_NEDGE,        /* (f) nedge recomputed != claimed */
+};
+
+typedef struct kval_result {
+	int rule;          /* 'a'..'f', or 0 when valid */
+	int check;         /* enum kval_check */
+	uint64_t vertex;   /* internal id of one offender, UINT64_MAX if none */
+	uint64_t other;    /* the second vertex of the failed check, UINT64_MAX if none */
+	int64_t vdepth, odepth; /* their depths (-1 unreached or unknown) */
+	uint64_t vertex_orig; /* input id of vertex (partition with b->orig), else = vertex */
+	char msg[256];     /* the failure in words ("" when valid): internal ids, or
+			    * "input (internal X)" when the partition has orig */
+	uint64_t nedge;    /* recomputed TEPS edge count (reference 3.0.1) */
+	uint64_t claimed;  /* nedge_claimed as given */
+	uint64_t reached;  /* reached vertices, the root included */
+	int maxdepth;      /* largest depth */
+} kval_result;
+
+/* Validate the tree pred rooted at root against the 2D partition whose
+ * block b this rank holds.  Returns 0 valid, 1 invalid (res filled the same
+ * on every rank).  Collective over world. */
+int kval_partition(kcomm *world, const kpart_block *b, uint64_t root, const uint64_t *pred, uint64_t nedge_claimed,
+		   kval_result *res);
+
+/* The same rules when the graph is an edge list: each rank passes its
+ * slice of the input tuples (uv: 2*ne_local internal ids < nv).  nedge
+ * counts this slice's tuples, so the slices together must be the whole
+ * input.  Collective over world. */
+int kval_edges(kcomm *world, const uint64_t *uv, uint64_t ne_local, uint64_t nv, uint64_t root, const uint64_t *pred,
+	       uint64_t nedge_claimed, kval_result *res);
+
+/* Describe a failed result in words into buf, printing ids through map
+ * (internal -> input id; NULL: internal ids; an entry UINT64_MAX is shown as
+ * "internal X").  "rule (c): ..." style, no trailing newline. */
+void kval_describe(const kval_result *res, const uint64_t *map, char *buf, size_t n);
+
+#endif
