@@ -3,6 +3,7 @@
 #include "kio.h"
 #include "klog.h"
 #include "kopt.h"
+#include "krun.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -13,13 +14,17 @@ static _Noreturn void usage(FILE *fp, int status)
 {
 	fprintf(fp,
 		"Usage: kstat [--json] [--svg FILE] EDGEFILE|-\n"
+		"       kstat [--json] [--svg FILE] RUN.json...\n"
 		"\n"
 		"Report on an edge file: vertices, edges, self-loops, duplicate edges,\n"
 		"isolated vertices, maximum degree and a log2 degree histogram.\n"
+		"Report on kbfs runs (kbfs --json): the Graph500 statistics block of each.\n"
 		"\n"
 		"Options:\n"
 		"      --json         machine-readable output (JSON) on stdout\n"
-		"      --svg FILE     also draw the degree distribution (log-log) as SVG\n");
+		"      --svg FILE     also draw as SVG: the degree distribution (log-log) of\n"
+		"                     an edge file; the per-level time breakdown of one run;\n"
+		"                     harmonic-mean TEPS against ranks for several runs\n");
 	kopt_common_help(fp);
 	exit(status);
 }
@@ -35,6 +40,34 @@ static int write_svg(const char *svg, const char *path, const kgraph_stats *s)
 		return KEXIT_IO;
 	}
 	return kio_commit(o);
+}
+
+static int runs_main(int n, char **paths, int json, const char *svg)
+{
+	krun *runs = kcalloc((size_t)n, sizeof *runs);
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++)
+		rc = krun_load(paths[i], &runs[i]);
+	if (!rc && json)
+		rc = krun_print_json(stdout, runs, (size_t)n);
+	for (int i = 0; i < n && !rc && !json; i++) {
+		if (n > 1)
+			printf("%s# %s\n", i ? "\n" : "", paths[i]);
+		rc = krun_print_block(stdout, &runs[i]);
+	}
+	if (!rc && svg) {
+		kio_out *o = kio_open_out(svg, 0, 0);
+		rc = o ? krun_svg(kio_out_file(o), runs, (size_t)n) : KEXIT_IO;
+		if (o && rc)
+			kio_abort(o);
+		else if (o)
+			rc = kio_commit(o);
+	}
+	for (int i = 0; i < n; i++)
+		krun_free(&runs[i]);
+	free(runs);
+	int rc2 = kio_close_stdout();
+	return rc ? rc : rc2;
 }
 
 int main(int argc, char **argv)
@@ -63,6 +96,8 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		kopt_usage_error("give an edge file ('-' for standard input)");
+	if (krun_looks_like_json(argv[optind]))
+		return runs_main(argc - optind, argv + optind, json, svg);
 	if (argc - optind > 1)
 		kopt_usage_error("one edge file at a time");
 	const char *path = argv[optind];

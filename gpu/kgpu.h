@@ -1,21 +1,153 @@
 /*
- * kgpu: the GPU engine, exported to C.
+ * kgpu: the CUDA engine and the NCCL transport, exported to C.
  *
- * Built from the gpu .cu sources with nvcc when CUDA is available; otherwise
- * gpu/kgpu_none.c provides the same symbols and reports that the build has
- * no GPU engine.  Only kbfs's engine selection calls this header.
+ * Built from the .cu files of gpu/ with nvcc when CUDA is available; otherwise
+ * gpu/kgpu_none.c provides the same symbols: the constructors then fail
+ * with "this build has no CUDA engine" and the queries report nothing.
+ *
+ * The engine (kengine.h) keeps the partition, the bitmaps, the frontiers
+ * and the predecessors in device memory; the host only drives levels and
+ * communication.  Every CUDA and NCCL call is checked; a failure names the
+ * rank, host, GPU, file and line and ends the job (KEXIT_RESOURCE).
+ *
+ * GPU per rank: the node-local rank modulo the visible GPUs
+ * (CUDA_VISIBLE_DEVICES is respected), or kgpu_opts.gpu.  Several ranks
+ * may share one GPU; the memory check then counts all of them.
+ *
+ * Collective calls (every rank of the world communicator must make them,
+ * in the same order): kgpu_bind, kgpu_plan when the GPU is not bound yet,
+ * e->setup of the CUDA engine, and the NCCL transport's setup.
+ *
+ * Who calls: cmd/kbfs.c (engine selection, --dry-run, -v reports) and the
+ * GPU tests.  Nothing here is used by the CPU engine.
  */
 #ifndef KGPU_H
 #define KGPU_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
 #ifdef __cplusplus
+#ifndef _Noreturn
+#define _Noreturn __attribute__((noreturn))
+#endif
 extern "C" {
 #endif
+
+#include "kengine.h"
 
 /* Number of CUDA devices visible to this process (0 when none or no CUDA). */
 int kgpu_device_count(void);
 /* 1 when this build contains the CUDA engine. */
 int kgpu_built(void);
+/* 1 when this build contains the NCCL transport. */
+int kgpu_nccl_built(void);
+
+/* Top-down expansion kernels (--kernel NAME). */
+enum kgpu_kernel {
+	KGPU_K_LB = 0,  /* "lb": degree scan + merge-path search, several interleaved edges per thread (Bisson) */
+	KGPU_K_MERRILL, /* "merrill": CTA / warp / scan-based fine-grained gathering (Merrill) */
+	KGPU_K_VERTEX,  /* "vertex": one thread per frontier vertex (baseline) */
+	KGPU_K_VBFS,    /* "vbfs": virtual vertices of at most vbfs_k edges, one thread each (baseline) */
+	KGPU_K_COUNT
+};
+
+typedef struct kgpu_opts {
+	int kernel;           /* enum kgpu_kernel; default KGPU_K_LB */
+	int vbfs_k;           /* edges per virtual vertex for "vbfs" (>= 1; default 32) */
+	int gpu;              /* device ordinal, -1 = node-local rank modulo visible GPUs (default) */
+	int bu_split;         /* bottom-up: rows with more entries are scanned by a whole warp (default 32) */
+	uint64_t td_chunk;    /* top-down: frontier words per piece (0 = default 65536); bounds the scratch */
+	int off64;            /* keep 64-bit CSR/CSC offsets on the device even when nnz < 2^32 (testing) */
+} kgpu_opts;
+
+/* Defaults.  Test hooks from the environment (for exercising rare paths on
+ * small graphs): KBFS_CUDA_TD_CHUNK=N sets td_chunk, KBFS_CUDA_OFF64=1 sets
+ * off64 (both read here), KBFS_CUDA_FREE_BYTES=N makes the memory check
+ * see at most N free bytes. */
+void kgpu_opts_default(kgpu_opts *o);
+/* "lb" -> KGPU_K_LB ...; -1 when unknown. */
+int kgpu_kernel_parse(const char *name);
+const char *kgpu_kernel_name(int kernel);
+/* "lb, merrill, vertex, vbfs" (for usage and error messages). */
+const char *kgpu_kernel_names(void);
+
+/* Fill *e with the CUDA engine (name "cuda", device_memory 1).  o may be
+ * NULL (defaults).  Returns 0, or KEXIT_USAGE after kerror() when the build
+ * has no CUDA engine or o is invalid.  Allocates only a small state; the
+ * device memory is allocated by e->setup (which first checks that the
+ * plan fits, see kgpu_plan) and freed by e->teardown.  conf->device is
+ * ignored: the GPU comes from kgpu_opts.gpu. */
+int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o);
+
+/* Fill *t with the NCCL transport (name "nccl") for the CUDA engine.
+ * Data exchanges of an axis run through NCCL between device buffers when
+ * the ranks of that axis sit on distinct GPUs; an axis whose ranks share a
+ * GPU (NCCL refuses that) and the WORLD axis use the MPI transport with
+ * host staging, as do all control exchanges.  Sets NCCL_NVLS_ENABLE=0
+ * unless already set.  Returns 0, or KEXIT_USAGE after kerror() when the
+ * build has no NCCL. */
+int kgpu_transport_nccl(kbfs_transport *t);
+
+/* Select and bind this rank's GPU (idempotent; the first call's opts win;
+ * o may be NULL).  Collective over the world communicator: also finds how
+ * many ranks share each GPU.  Returns 0 or KEXIT_RESOURCE / KEXIT_USAGE
+ * after kerror() (no GPU visible, --gpu out of range). */
+int kgpu_bind(const kgpu_opts *o);
+
+/* This rank's GPU, for -v and the JSON report (after kgpu_bind). */
+typedef struct kgpu_devinfo {
+	int rank;            /* world rank */
+	char host[64];
+	int gpu;             /* device ordinal in this process's numbering */
+	int ngpus;           /* devices visible */
+	int sharers;         /* ranks bound to this same GPU (>= 1) */
+	char name[128];      /* e.g. "NVIDIA H100 80GB HBM3" */
+	char uuid[48];       /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+	char pci[32];        /* "0000:18:00.0" */
+	int cc_major, cc_minor;
+	int sms;
+	uint64_t total_bytes; /* device memory */
+	uint64_t free_bytes;  /* free when asked */
+} kgpu_devinfo;
+/* Fill *d (binding with defaults if needed: then collective).  0 or a
+ * KEXIT code after kerror(). */
+int kgpu_device_info(kgpu_devinfo *d);
+/* One line: "rank 3 host node1 gpu 1/2 NVIDIA H100 80GB HBM3 GPU-... pci ... shared by 2". */
+void kgpu_devinfo_line(const kgpu_devinfo *d, char *buf, size_t len);
+
+/* Device memory plan of one rank: every array the engine allocates. */
+#define KGPU_PLAN_MAX 40
+typedef struct kgpu_plan_t {
+	int n;
+	struct {
+		char name[24];
+		uint64_t bytes;
+	} a[KGPU_PLAN_MAX];
+	uint64_t total;        /* sum of a[].bytes plus reserve */
+	uint64_t reserve;      /* CUDA context, NCCL buffers, allocator slack (estimate) */
+	uint64_t graph;        /* CSC + CSR (the per-edge part) */
+	uint64_t nnz;
+	double bytes_per_edge; /* total / nnz (0 when nnz == 0) */
+	int off64, idx64;      /* offset and index widths on the device */
+	uint64_t free_bytes;   /* free on this rank's GPU (cudaMemGetInfo) */
+	uint64_t total_bytes;  /* memory of this rank's GPU */
+	int gpu, sharers;
+} kgpu_plan_t;
+
+/* Plan for block b: only the geometry fields (g, i, j, ncols, nrows, nnz,
+ * idx64) are read, so a block filled from the manifest without arrays
+ * does for --dry-run.  conf gives wire_cap (0: nbw * 8).  The GPU is bound
+ * first if needed (collective then).  Returns 0 or a KEXIT code. */
+int kgpu_plan(const kpart_block *b, const kbfs_engine_conf *conf, kgpu_plan_t *plan);
+/* Multi-line table "array bytes" with totals, bytes per edge and free. */
+void kgpu_plan_print(FILE *fp, const kgpu_plan_t *plan);
+/* 0 when needed_on_gpu (the bytes of every rank sharing this GPU; 0 means
+ * plan->total * plan->sharers) fits in plan->free_bytes; otherwise
+ * kerror() naming the first array that does not fit, the bytes needed and
+ * free and what to do, and returns KEXIT_RESOURCE. */
+int kgpu_plan_check(const kgpu_plan_t *plan, uint64_t needed_on_gpu);
 
 #ifdef __cplusplus
 }

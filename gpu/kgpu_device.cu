@@ -1,7 +1,24 @@
-// kgpu_device: device discovery for the CUDA engine.
-#include "kgpu.h"
+// kgpu_device: which GPU a rank uses, what it is, and how CUDA failures end the job.
+//
+// A rank binds once (kgpu_bind): the device is kgpu_opts.gpu or the
+// node-local rank modulo the visible devices.  Binding is collective over
+// the world communicator because it also counts the ranks that share each
+// GPU (keyed by host and UUID), which the memory check needs.
+#include "kgpu_internal.cuh"
 
-#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbuild.h"
+
+static int bound_gpu = -1;
+static int bound_ngpus;
+static int bound_sharers = 1;
+static u64 bound_key;
+static kgpu_opts bound_opts;
+static int bound_opts_set;
+static cudaDeviceProp bound_prop;
 
 extern "C" int kgpu_device_count(void)
 {
@@ -14,3 +31,178 @@ extern "C" int kgpu_device_count(void)
 }
 
 extern "C" int kgpu_built(void) { return 1; }
+extern "C" int kgpu_nccl_built(void) { return KBUILD_NCCL; }
+
+static const char *const kernel_names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs"};
+
+extern "C" void kgpu_opts_default(kgpu_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->kernel = KGPU_K_LB;
+	o->vbfs_k = 32;
+	o->gpu = -1;
+	o->bu_split = 32;
+	const char *v = getenv("KBFS_CUDA_TD_CHUNK");
+	if (v && *v) {
+		char *end;
+		unsigned long long n = strtoull(v, &end, 10);
+		if (*end == 0 && n > 0 && n < (1ull << 30))
+			o->td_chunk = n;
+		else
+			kwarn("ignoring KBFS_CUDA_TD_CHUNK='%s' (want a word count from 1 to 2^30)", v);
+	}
+	v = getenv("KBFS_CUDA_OFF64");
+	if (v && strcmp(v, "1") == 0)
+		o->off64 = 1;
+}
+
+extern "C" int kgpu_kernel_parse(const char *name)
+{
+	for (int k = 0; k < KGPU_K_COUNT; k++)
+		if (name && strcmp(name, kernel_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+extern "C" const char *kgpu_kernel_name(int kernel)
+{
+	return kernel >= 0 && kernel < KGPU_K_COUNT ? kernel_names[kernel] : "?";
+}
+
+extern "C" const char *kgpu_kernel_names(void) { return "lb, merrill, vertex, vbfs"; }
+
+[[noreturn]] void kgpu_fail(const char *what, const char *file, int line, const char *why)
+{
+	kcomm *w = kcomm_world();
+	kdie(KEXIT_RESOURCE, "CUDA/NCCL error on rank %d, host %s, GPU %d, at %s:%d: %s: %s", w ? kcomm_rank(w) : 0,
+	     kcomm_host() ? kcomm_host() : "?", bound_gpu, file, line, what, why);
+}
+
+int kgpu_current_gpu(void) { return bound_gpu; }
+int kgpu_sm_count(void) { return bound_gpu >= 0 ? bound_prop.multiProcessorCount : 1; }
+u64 kgpu_gpu_key(void) { return bound_key; }
+int kgpu_gpu_sharers(void) { return bound_sharers; }
+
+void kgpu_mem_info(u64 *free_bytes, u64 *total_bytes)
+{
+	size_t fr = 0, tot = 0;
+	CUDA_CHECK(cudaMemGetInfo(&fr, &tot));
+	const char *v = getenv("KBFS_CUDA_FREE_BYTES");
+	if (v && *v) {
+		char *end;
+		unsigned long long n = strtoull(v, &end, 10);
+		if (*end == 0 && n < fr)
+			fr = (size_t)n;
+	}
+	*free_bytes = fr;
+	*total_bytes = tot;
+}
+
+const kgpu_opts *kgpu_bound_opts(void)
+{
+	if (!bound_opts_set) {
+		kgpu_opts_default(&bound_opts);
+		bound_opts_set = 1;
+	}
+	return &bound_opts;
+}
+
+static void fmt_uuid(char *buf, size_t len, const cudaUUID_t *u)
+{
+	const unsigned char *b = (const unsigned char *)u->bytes;
+	snprintf(buf, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+static u64 fnv1a(u64 h, const void *p, size_t n)
+{
+	const unsigned char *c = (const unsigned char *)p;
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ c[k]) * 0x100000001b3ull;
+	return h;
+}
+
+extern "C" int kgpu_bind(const kgpu_opts *o)
+{
+	if (bound_gpu >= 0)
+		return 0;
+	if (o && !bound_opts_set) {
+		bound_opts = *o;
+		bound_opts_set = 1;
+	}
+	const kgpu_opts *bo = kgpu_bound_opts();
+	kcomm *world = kcomm_world();
+	int code = 0, dev = -1;
+	int n = kgpu_device_count();
+	if (n == 0) {
+		const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+		kerror("no CUDA device visible on host %s (CUDA_VISIBLE_DEVICES=%s): use --engine cpu",
+		       kcomm_host() ? kcomm_host() : "?", cvd ? cvd : "unset");
+		code = KEXIT_RESOURCE;
+	} else if (bo->gpu >= n) {
+		kerror("--gpu %d: only %d GPU%s visible on host %s (ordinals 0 to %d)", bo->gpu, n, n == 1 ? "" : "s",
+		       kcomm_host() ? kcomm_host() : "?", n - 1);
+		code = KEXIT_USAGE;
+	} else {
+		dev = bo->gpu >= 0 ? bo->gpu : kcomm_local_rank() % n;
+	}
+	u64 key = 0;
+	if (dev >= 0) {
+		bound_gpu = dev;
+		bound_ngpus = n;
+		CUDA_CHECK(cudaSetDevice(dev));
+		CUDA_CHECK(cudaFree(0)); // create the context now
+		CUDA_CHECK(cudaGetDeviceProperties(&bound_prop, dev));
+		const char *h = kcomm_host() ? kcomm_host() : "";
+		key = fnv1a(fnv1a(0xcbf29ce484222325ull, h, strlen(h)), bound_prop.uuid.bytes, 16);
+		bound_key = key;
+	}
+	// count the ranks on this GPU; also a barrier before anyone allocates
+	int size = world ? kcomm_size(world) : 1;
+	if (world && size > 1) {
+		u64 *all = (u64 *)kcalloc((size_t)size, sizeof *all);
+		kcomm_allgather(world, &key, sizeof key, all);
+		int same = 0;
+		for (int r = 0; r < size; r++)
+			same += all[r] == key;
+		free(all);
+		bound_sharers = same > 0 ? same : 1;
+		code = kcomm_agree(world, code);
+	}
+	if (code)
+		return code;
+	kinfo("cuda: bound GPU %d of %d (%s, compute %d.%d, %d SMs) shared by %d rank%s", dev, n, bound_prop.name,
+	      bound_prop.major, bound_prop.minor, bound_prop.multiProcessorCount, bound_sharers,
+	      bound_sharers == 1 ? "" : "s");
+	return 0;
+}
+
+extern "C" int kgpu_device_info(kgpu_devinfo *d)
+{
+	memset(d, 0, sizeof *d);
+	int rc = kgpu_bind(NULL);
+	if (rc)
+		return rc;
+	kcomm *w = kcomm_world();
+	d->rank = w ? kcomm_rank(w) : 0;
+	snprintf(d->host, sizeof d->host, "%s", kcomm_host() ? kcomm_host() : "?");
+	d->gpu = bound_gpu;
+	d->ngpus = bound_ngpus;
+	d->sharers = bound_sharers;
+	snprintf(d->name, sizeof d->name, "%.127s", bound_prop.name);
+	fmt_uuid(d->uuid, sizeof d->uuid, &bound_prop.uuid);
+	snprintf(d->pci, sizeof d->pci, "%04x:%02x:%02x.0", bound_prop.pciDomainID, bound_prop.pciBusID,
+		 bound_prop.pciDeviceID);
+	d->cc_major = bound_prop.major;
+	d->cc_minor = bound_prop.minor;
+	d->sms = bound_prop.multiProcessorCount;
+	kgpu_mem_info(&d->free_bytes, &d->total_bytes);
+	return 0;
+}
+
+extern "C" void kgpu_devinfo_line(const kgpu_devinfo *d, char *buf, size_t len)
+{
+	snprintf(buf, len, "rank %d host %s gpu %d/%d %s %s pci %s cc %d.%d sms %d mem %.1f GiB free %.1f GiB shared by %d",
+		 d->rank, d->host, d->gpu, d->ngpus, d->name, d->uuid, d->pci, d->cc_major, d->cc_minor, d->sms,
+		 d->total_bytes / 1073741824.0, d->free_bytes / 1073741824.0, d->sharers);
+}

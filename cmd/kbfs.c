@@ -1,0 +1,129 @@
+/* kbfs: distributed 2D breadth-first search on a partition (see kbfs(1)). */
+#include "kbfs.h"
+#include "kcomm.h"
+#include "kio.h"
+#include "klog.h"
+#include "kopt.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Noreturn void usage(FILE *fp, int status)
+{
+	fprintf(fp,
+		"Usage: mpirun -np R*C kbfs [options] DIR\n"
+		"\n"
+		"Breadth-first search from Graph500 roots on the 2D partition DIR (made by\n"
+		"kpart for an R x C grid); prints the Graph500 statistics block.\n"
+		"\n"
+		"Roots:\n"
+		"  -n, --nroots N        draw N roots with the Graph500 sampler (default 64)\n"
+		"  -r, --root ID         search from ID (input id; repeatable)\n"
+		"      --roots FILE      search from the ids in FILE (one a line)\n"
+		"      --no-warmup       skip the untimed warm-up search\n"
+		"Algorithm (every optimisation can be switched off):\n"
+		"      --direction D     top-down, bottom-up or auto (default auto)\n"
+		"      --alpha A         to bottom-up when frontier edges > unvisited edges / A (14)\n"
+		"      --beta B          back to top-down when frontier < vertices / B (24)\n"
+		"      --exchange X      bitmap, list or auto (default auto)\n"
+		"      --no-compress     send lists as raw offsets instead of gap + VLQ\n"
+		"      --no-sv           do not share visited rows along the processor row\n"
+		"      --engine E        cpu, cuda or auto (default auto)\n"
+		"Output:\n"
+		"      --no-validate     skip the Graph500 validation of each tree\n"
+		"      --json FILE       write the run's record as JSON ('-' = stdout, no block)\n"
+		"      --pred-out DIR    write DIR/pred-ROOT.txt (or .bin) per root\n"
+		"      --pred-format F   text or bin (default text)\n"
+		"      --depth-out DIR   write DIR/depth-ROOT.txt (\"v depth\" lines) per root\n");
+	kopt_common_help(fp);
+	exit(status);
+}
+
+enum {
+	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
+	O_PRED, O_PFMT, O_DEPTH, O_THREADS
+};
+
+static const struct option long_opts[] = {
+	{"nroots", required_argument, 0, 'n'},    {"root", required_argument, 0, 'r'},
+	{"roots", required_argument, 0, O_ROOTS}, {"no-warmup", no_argument, 0, O_NOWARM},
+	{"direction", required_argument, 0, O_DIR}, {"alpha", required_argument, 0, O_ALPHA},
+	{"beta", required_argument, 0, O_BETA},   {"exchange", required_argument, 0, O_XCHG},
+	{"no-compress", no_argument, 0, O_NOCOMP}, {"no-sv", no_argument, 0, O_NOSV},
+	{"engine", required_argument, 0, O_ENGINE}, {"no-validate", no_argument, 0, O_NOVAL},
+	{"json", required_argument, 0, O_JSON},   {"pred-out", required_argument, 0, O_PRED},
+	{"pred-format", required_argument, 0, O_PFMT}, {"depth-out", required_argument, 0, O_DEPTH},
+	{"threads", required_argument, 0, O_THREADS}, {"quiet", no_argument, 0, 'q'},
+	{"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
+	{"version", no_argument, 0, 'V'},         {0, 0, 0, 0}};
+
+int main(int argc, char **argv)
+{
+	klog_init(argv[0]);
+	kbfs_opts o;
+	kbfs_opts_default(&o);
+	o.argc = argc;
+	o.argv = argv;
+	static const char *const dirs[] = {"auto", "top-down", "bottom-up", NULL};
+	static const char *const xchg[] = {"bitmap", "list", "auto", NULL};
+	static const char *const engines[] = {"cpu", "cuda", "auto", NULL};
+	static const char *const pfmt[] = {"text", "bin", NULL};
+	uint64_t *roots = NULL;
+	size_t nroots = 0;
+	int c;
+	opterr = 0; /* our own messages: "kbfs: ..." */
+	while ((c = getopt_long(argc, argv, ":n:r:qvhV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o.nroots = (int)kopt_u64("--nroots", optarg, 1, 1 << 20);
+			o.nroots_set = 1;
+			break;
+		case 'r':
+			roots = krealloc(roots, (nroots + 1) * sizeof *roots);
+			roots[nroots++] = kopt_u64("--root", optarg, 0, UINT64_MAX);
+			break;
+		case O_ROOTS: o.roots_file = optarg; break;
+		case O_NOWARM: o.warmup = 0; break;
+		case O_DIR: o.direction = kopt_choice("--direction", optarg, dirs); break;
+		case O_ALPHA: o.alpha = kopt_double("--alpha", optarg, 1e-9, 1e18); break;
+		case O_BETA: o.beta = kopt_double("--beta", optarg, 1e-9, 1e18); break;
+		case O_XCHG: o.exchange = kopt_choice("--exchange", optarg, xchg); break;
+		case O_NOCOMP: o.compress = 0; break;
+		case O_NOSV: o.sv = 0; break;
+		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, engines); break;
+		case O_NOVAL: o.validate = 0; break;
+		case O_JSON: o.json = optarg; break;
+		case O_PRED: o.pred_out = optarg; break;
+		case O_PFMT: o.pred_binary = kopt_choice("--pred-format", optarg, pfmt); break;
+		case O_DEPTH: o.depth_out = optarg; break;
+		case O_THREADS: o.threads = (int)kopt_u64("--threads", optarg, 1, 4096); break;
+		case 'q': klog_set_quiet(1); break;
+		case 'v': klog_set_verbose(1); o.verbose = 1; break;
+		case 'h': usage(stdout, 0);
+		case 'V': kopt_version(stdout); return kio_close_stdout();
+		case ':':
+			if (optopt > 0 && optopt < 256)
+				kopt_usage_error("option '-%c' needs a value", optopt);
+			kopt_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt > 0 && optopt < 256)
+				kopt_usage_error("unknown option '-%c'", optopt);
+			kopt_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		kopt_usage_error("give the partition directory (made by kpart)");
+	if (argc - optind > 1)
+		kopt_usage_error("one partition directory at a time");
+	if (o.nroots_set && (nroots || o.roots_file))
+		kopt_usage_error("-n draws roots; it cannot be combined with -r or --roots");
+	o.roots = roots;
+	o.nroots_given = nroots;
+	kcomm *world = kcomm_init(&argc, &argv, 0);
+	int rc = kbfs_main(world, argv[optind], &o);
+	int rc2 = kcomm_rank(world) == 0 ? kio_close_stdout() : 0;
+	kcomm_finalize();
+	free(roots);
+	return rc ? rc : rc2;
+}

@@ -1,0 +1,377 @@
+// kgpu_engine: the CUDA engine behind kengine.h's kbfs_engine.
+//
+// Owns the engine state: set-up (bind the GPU, check the memory plan on
+// every rank before anything is allocated, allocate the plan's slots,
+// copy the partition straight into device memory), teardown, buffers,
+// reset, the owner update, synchronisation and copies.  The local steps
+// live in kgpu_topdown.cu and kgpu_bottomup.cu, the wire forms in
+// kgpu_codec.cu.  All work runs in order on one stream per rank; the
+// calls that return host values (top_down, bottom_up, update, pack,
+// to_host) wait for it, the others return at once.
+#include "kgpu_internal.cuh"
+
+#include <stdlib.h>
+#include <string.h>
+
+kgpu_state *kgpu_state_of(kbfs_engine *e) { return (kgpu_state *)e->impl; }
+
+// ---- kernels ----------------------------------------------------------------
+
+// Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.
+template <typename T>
+__global__ void k_update(const u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
+			 const T *__restrict__ tdeg, u64 nbw, kgpu_counters *cnt)
+{
+	ull found = 0, td = 0;
+	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < nbw; w += (u64)gridDim.x * blockDim.x) {
+		u64 n = recv[w] & ~ownvis[w];
+		ownvis[w] |= n;
+		front[w] = n;
+		found += __popcll(n);
+		while (n) {
+			int b = __ffsll((long long)n) - 1;
+			td += tdeg[w * 64 + b];
+			n &= n - 1;
+		}
+	}
+	kgpu_count(&cnt->found, found);
+	kgpu_count(&cnt->tdeg, td);
+}
+
+// The root: owner marks FRONT and OWNVIS; its processor row marks the local
+// row in ROWVIS with PL = (0, root).
+__global__ void k_reset_root(u64 *front, u64 *ownvis, u64 *rowvis, u64 *pl, int owner, u64 own_off, int inrow,
+			     u64 lrow, u64 packed)
+{
+	if (owner) {
+		front[own_off >> 6] |= 1ull << (own_off & 63);
+		ownvis[own_off >> 6] |= 1ull << (own_off & 63);
+	}
+	if (inrow) {
+		rowvis[lrow >> 6] |= 1ull << (lrow & 63);
+		pl[lrow] = packed;
+	}
+}
+
+// empty[w] bit b: local row 64w + b has no CSR entry.
+template <typename Off> __global__ void k_empty_rows(const Off *__restrict__ rowptr, u64 *__restrict__ empty, u64 nw)
+{
+	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < nw; w += (u64)gridDim.x * blockDim.x) {
+		u64 m = 0;
+		for (int b = 0; b < 64; b++)
+			m |= (u64)(rowptr[w * 64 + b] == rowptr[w * 64 + b + 1]) << b;
+		empty[w] = m;
+	}
+}
+
+// u64 offsets to u32 on the device (set-up only; nnz < 2^32 checked).
+__global__ void k_narrow(const u64 *__restrict__ in, u32 *__restrict__ out, u64 n)
+{
+	for (u64 k = blockIdx.x * (u64)blockDim.x + threadIdx.x; k < n; k += (u64)gridDim.x * blockDim.x)
+		out[k] = (u32)in[k];
+}
+
+// ---- set-up ---------------------------------------------------------------------
+
+// u64 arrays of the block (offsets, tdeg) into a device slot, as they are
+// or narrowed to u32 through a bounded device staging area (WRECV, not in
+// use yet, or a temporary when it is too small).
+static void upload_u64(kgpu_state *st, void *dst, const u64 *src, u64 n, int wide)
+{
+	if (wide) {
+		CUDA_CHECK(cudaMemcpy(dst, src, n * 8, cudaMemcpyHostToDevice));
+		return;
+	}
+	u64 stage_n = st->slot_bytes[KS_BUF0 + KBFS_WRECV] / 8;
+	u64 *stage = (u64 *)st->slot[KS_BUF0 + KBFS_WRECV];
+	if (stage_n < (1u << 20)) {
+		stage_n = n < (1u << 20) ? n : (1u << 20);
+		CUDA_CHECK(cudaMalloc((void **)&stage, stage_n * 8 + 8));
+	}
+	for (u64 k = 0; k < n; k += stage_n) {
+		u64 m = n - k < stage_n ? n - k : stage_n;
+		CUDA_CHECK(cudaMemcpyAsync(stage, src + k, m * 8, cudaMemcpyHostToDevice, st->s));
+		k_narrow<<<kgpu_blocks(m, 256, st->grid), 256, 0, st->s>>>(stage, (u32 *)dst + k, m);
+		KGPU_LAUNCHED("k_narrow");
+		CUDA_CHECK(cudaStreamSynchronize(st->s));
+	}
+	if (stage != (u64 *)st->slot[KS_BUF0 + KBFS_WRECV])
+		CUDA_CHECK(cudaFree(stage));
+}
+
+static void free_all(kgpu_state *st)
+{
+	if (st->g.pred_alias)
+		st->slot[KS_BUF0 + KBFS_PRED] = NULL; // PL's memory, freed as PL
+	for (int k = 0; k < KS_NSLOT; k++)
+		if (st->slot[k]) {
+			CUDA_CHECK(cudaFree(st->slot[k]));
+			st->slot[k] = NULL;
+		}
+	if (st->hcnt)
+		CUDA_CHECK(cudaFreeHost(st->hcnt));
+	if (st->hsegstat)
+		CUDA_CHECK(cudaFreeHost(st->hsegstat));
+	if (st->hform)
+		CUDA_CHECK(cudaFreeHost(st->hform));
+	if (st->huseg)
+		CUDA_CHECK(cudaFreeHost(st->huseg));
+	st->hcnt = NULL;
+	st->hsegstat = NULL;
+	st->hform = NULL;
+	st->huseg = NULL;
+	if (st->s) {
+		CUDA_CHECK(cudaStreamDestroy(st->s));
+		CUDA_CHECK(cudaEventDestroy(st->useg_done));
+		st->s = 0;
+	}
+}
+
+static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *conf)
+{
+	kgpu_state *st = kgpu_state_of(e);
+	int rc = kgpu_bind(&st->o);
+	if (rc)
+		return rc;
+	if (!b->colptr || !b->rowptr || (b->nnz && (!b->rowidx || !b->colidx)) || !b->tdeg)
+		KBUG("cuda setup: block without arrays");
+	st->b = b;
+	kgpu_geom_init(&st->g, b, conf, &st->o);
+	kgpu_plan_t plan;
+	kgpu_plan_fill(&st->g, &plan);
+	kgpu_mem_info(&plan.free_bytes, &plan.total_bytes);
+
+	// What every rank on this GPU needs; measured before anyone allocates
+	// (the allgather is the barrier).
+	kcomm *world = kcomm_world();
+	int size = kcomm_size(world);
+	u64 mine[2] = {kgpu_gpu_key(), plan.total}, needed = plan.total;
+	if (size > 1) {
+		u64 *all = (u64 *)kcalloc((size_t)size * 2, sizeof *all);
+		kcomm_allgather(world, mine, sizeof mine, all);
+		needed = 0;
+		for (int r = 0; r < size; r++)
+			if (all[2 * r] == mine[0])
+				needed += all[2 * r + 1];
+		free(all);
+	}
+	rc = kgpu_plan_check(&plan, needed);
+	rc = kcomm_agree(world, rc);
+	if (rc)
+		return rc;
+
+	CUDA_CHECK(cudaStreamCreateWithFlags(&st->s, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaEventCreateWithFlags(&st->useg_done, cudaEventDisableTiming));
+	st->grid = kgpu_sm_count() * 8;
+	for (int k = 0; k < KS_NSLOT; k++) {
+		if (k == KS_BUF0 + KBFS_PRED && st->g.pred_alias)
+			continue; // set to PL below
+		cudaError_t err = cudaMalloc(&st->slot[k], plan.a[k].bytes ? plan.a[k].bytes : 256);
+		if (err != cudaSuccess) {
+			cudaGetLastError();
+			st->slot[k] = NULL;
+			kerror("cuda: cannot allocate '%s' (%llu bytes) on GPU %d (%s): use more ranks or a larger grid",
+			       plan.a[k].name, (ull)plan.a[k].bytes, kgpu_current_gpu(), cudaGetErrorString(err));
+			free_all(st);
+			return KEXIT_RESOURCE;
+		}
+		st->slot_bytes[k] = plan.a[k].bytes;
+	}
+	if (st->g.pred_alias)
+		st->slot[KS_BUF0 + KBFS_PRED] = st->slot[KS_BUF0 + KBFS_PL];
+	st->cub_bytes = plan.a[KS_CUB].bytes;
+	st->cnt = (kgpu_counters *)st->slot[KS_CNT];
+	CUDA_CHECK(cudaMallocHost((void **)&st->hcnt, sizeof *st->hcnt));
+	CUDA_CHECK(cudaMallocHost((void **)&st->hsegstat, st->g.nseg * sizeof *st->hsegstat));
+	CUDA_CHECK(cudaMallocHost((void **)&st->hform, st->g.nseg * sizeof *st->hform));
+	CUDA_CHECK(cudaMallocHost((void **)&st->huseg, st->g.nseg * sizeof *st->huseg));
+	// every scratch slot starts defined (sanitizer initcheck, deterministic
+	// scans); the graph slots are written whole below.  The copies below
+	// use the legacy stream, which does not wait for ours: sync first.
+	for (int k = KS_TDEG + 1; k < KS_NSLOT; k++)
+		if (st->slot_bytes[k])
+			CUDA_CHECK(cudaMemsetAsync(st->slot[k], 0, st->slot_bytes[k], st->s));
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+
+	double t0 = ktime();
+	const u64 iw = st->g.idx64 ? 8 : 4;
+	upload_u64(st, st->slot[KS_COLPTR], b->colptr, st->g.ncols + 1, st->g.off64);
+	upload_u64(st, st->slot[KS_ROWPTR], b->rowptr, st->g.nrows + 1, st->g.off64);
+	upload_u64(st, st->slot[KS_TDEG], b->tdeg, st->g.nb, st->g.tdeg64);
+	if (b->nnz) {
+		CUDA_CHECK(cudaMemcpy(st->slot[KS_ROWIDX], b->rowidx, b->nnz * iw, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpy(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice));
+	}
+	const int eb = kgpu_blocks(st->g.roww, 256, st->grid);
+	if (st->g.off64)
+		k_empty_rows<u64><<<eb, 256, 0, st->s>>>((const u64 *)st->slot[KS_ROWPTR], (u64 *)st->slot[KS_EMPTY],
+							 st->g.roww);
+	else
+		k_empty_rows<u32><<<eb, 256, 0, st->s>>>((const u32 *)st->slot[KS_ROWPTR], (u64 *)st->slot[KS_EMPTY],
+							 st->g.roww);
+	KGPU_LAUNCHED("k_empty_rows");
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+	kinfo("cuda: GPU %d: %.2f GiB in device memory (%.2f bytes per directed edge, %s offsets, %s indices), "
+	      "partition copied in %.3f s; kernel %s", kgpu_current_gpu(), (plan.total - plan.reserve) / 1073741824.0,
+	      plan.bytes_per_edge, st->g.off64 ? "u64" : "u32", st->g.idx64 ? "u64" : "u32", ktime() - t0,
+	      kgpu_kernel_name(st->o.kernel));
+	return 0;
+}
+
+static void teardown(kbfs_engine *e)
+{
+	kgpu_state *st = kgpu_state_of(e);
+	if (!st)
+		return;
+	if (st->s)
+		CUDA_CHECK(cudaStreamSynchronize(st->s));
+	free_all(st);
+	free(st);
+	e->impl = NULL;
+}
+
+static void *buf(kbfs_engine *e, enum kbfs_buf which)
+{
+	KASSERT(which >= 0 && which < KBFS_NBUF);
+	return kgpu_state_of(e)->slot[KS_BUF0 + which];
+}
+
+// ---- the search -------------------------------------------------------------------
+
+static void reset(kbfs_engine *e, uint64_t root)
+{
+	kgpu_state *st = kgpu_state_of(e);
+	const kpart_grid *g = &st->b->g;
+	KASSERT(root < g->N);
+	static const enum kbfs_buf zero[] = {KBFS_FRONT,  KBFS_OWNVIS,  KBFS_RECV, KBFS_COLFRONT,
+					     KBFS_ROWVIS, KBFS_ROWNEXT, KBFS_XRECV};
+	for (size_t k = 0; k < sizeof zero / sizeof *zero; k++)
+		CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, zero[k]), 0, st->slot_bytes[KS_BUF0 + zero[k]], st->s));
+	CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, KBFS_PL), 0xff, st->g.nrows * 8, st->s));
+	if (!st->g.pred_alias)
+		CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, KBFS_PRED), 0xff, st->g.nb * 8, st->s));
+	CUDA_CHECK(cudaMemsetAsync(st->cnt, 0, sizeof *st->cnt, st->s));
+	int owner = kpart_owner(g, root) == st->g.rank;
+	int inrow = kpart_owner_row(g, root) == st->g.i;
+	k_reset_root<<<1, 1, 0, st->s>>>(kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), kgpu_buf(st, KBFS_ROWVIS),
+					 kgpu_buf(st, KBFS_PL), owner, owner ? root - st->g.own_first : 0, inrow,
+					 inrow ? kpart_local_row(g, root) : 0, kbfs_packed(0, root));
+	KGPU_LAUNCHED("k_reset_root");
+}
+
+void kgpu_counters_read(kgpu_state *st, kgpu_counters *out)
+{
+	CUDA_CHECK(cudaMemcpyAsync(st->hcnt, st->cnt, sizeof *st->cnt, cudaMemcpyDeviceToHost, st->s));
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+	*out = *st->hcnt;
+	CUDA_CHECK(cudaMemsetAsync(st->cnt, 0, sizeof *st->cnt, st->s));
+}
+
+static void top_down(kbfs_engine *e, uint64_t level, kbfs_step *out)
+{
+	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
+	kgpu_top_down(kgpu_state_of(e), level, out);
+}
+
+static void bottom_up(kbfs_engine *e, uint64_t level, kbfs_step *out)
+{
+	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
+	kgpu_bottom_up(kgpu_state_of(e), level, out);
+}
+
+static void update(kbfs_engine *e, kbfs_step *out)
+{
+	kgpu_state *st = kgpu_state_of(e);
+	const int nbk = kgpu_blocks(st->g.nbw, 256, st->grid);
+	if (st->g.tdeg64)
+		k_update<u64><<<nbk, 256, 0, st->s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
+						     kgpu_buf(st, KBFS_FRONT), (const u64 *)st->slot[KS_TDEG], st->g.nbw,
+						     st->cnt);
+	else
+		k_update<u32><<<nbk, 256, 0, st->s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
+						     kgpu_buf(st, KBFS_FRONT), (const u32 *)st->slot[KS_TDEG], st->g.nbw,
+						     st->cnt);
+	KGPU_LAUNCHED("k_update");
+	kgpu_counters c;
+	kgpu_counters_read(st, &c);
+	out->found = c.found;
+	out->examined = 0;
+	out->tdeg = c.tdeg;
+}
+
+static void pack(kbfs_engine *e, enum kbfs_buf src, size_t nseg, enum kbfs_xmode mode, int compress, kbfs_desc *desc)
+{
+	kgpu_pack(kgpu_state_of(e), src, nseg, mode, compress, desc);
+}
+
+static void unpack(kbfs_engine *e, enum kbfs_buf wire, size_t stride, size_t nseg, const kbfs_desc *desc,
+		   enum kbfs_buf dst, enum kbfs_merge merge)
+{
+	kgpu_unpack(kgpu_state_of(e), wire, stride, nseg, desc, dst, merge);
+}
+
+static void sync(kbfs_engine *e) { CUDA_CHECK(cudaStreamSynchronize(kgpu_state_of(e)->s)); }
+
+static void to_host(kbfs_engine *e, void *host, const void *src, size_t bytes)
+{
+	kgpu_state *st = kgpu_state_of(e);
+	if (!bytes)
+		return;
+	CUDA_CHECK(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, st->s));
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+}
+
+static void to_device(kbfs_engine *e, void *dst, const void *host, size_t bytes)
+{
+	kgpu_state *st = kgpu_state_of(e);
+	if (!bytes)
+		return;
+	CUDA_CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, st->s));
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+}
+
+static void copy(kbfs_engine *e, void *dst, const void *src, size_t bytes)
+{
+	if (bytes && dst != src)
+		CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, kgpu_state_of(e)->s));
+}
+
+extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
+{
+	kgpu_opts d;
+	kgpu_opts_default(&d);
+	if (!o)
+		o = &d;
+	if (o->kernel < 0 || o->kernel >= KGPU_K_COUNT) {
+		kerror("unknown --kernel %d (want one of %s)", o->kernel, kgpu_kernel_names());
+		return KEXIT_USAGE;
+	}
+	if (o->vbfs_k < 1 || o->vbfs_k > (1 << 20)) {
+		kerror("--vbfs-k %d out of range (1 to 1048576)", o->vbfs_k);
+		return KEXIT_USAGE;
+	}
+	if (o->bu_split < 0 || o->bu_split > (1 << 20)) {
+		kerror("bottom-up split %d out of range (0 to 1048576)", o->bu_split);
+		return KEXIT_USAGE;
+	}
+	memset(e, 0, sizeof *e);
+	kgpu_state *st = (kgpu_state *)kcalloc(1, sizeof *st);
+	st->o = *o;
+	e->name = "cuda";
+	e->device_memory = 1;
+	e->impl = st;
+	e->setup = setup;
+	e->teardown = teardown;
+	e->buf = buf;
+	e->reset = reset;
+	e->top_down = top_down;
+	e->bottom_up = bottom_up;
+	e->update = update;
+	e->pack = pack;
+	e->unpack = unpack;
+	e->sync = sync;
+	e->to_host = to_host;
+	e->to_device = to_device;
+	e->copy = copy;
+	return 0;
+}

@@ -1,0 +1,231 @@
+// kgpu_internal: what the .cu modules of gpu/ share and nothing outside gpu/ sees.
+//
+// The engine state (one per rank), the geometry every module derives from
+// the block, the checked-call macros, the slots of the device memory plan
+// and the entry points of the modules:
+//   kgpu_device.cu   binding a GPU, device info, the failure reporter
+//   kgpu_plan.cu     the device memory plan (setup allocates exactly it)
+//   kgpu_engine.cu   the kbfs_engine functions; reset and update kernels
+//   kgpu_topdown.cu  frontier word list, frontier pieces, the four expansions
+//   kgpu_bottomup.cu bottom-up with early exit, thread- or warp-per-row
+//   kgpu_codec.cu    pack / unpack of the wire forms (kgpu_vlq.cuh: the warp codec)
+//   kgpu_nccl.cu     the NCCL transport
+#ifndef KGPU_INTERNAL_CUH
+#define KGPU_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "kgpu.h"
+
+extern "C" {
+#include "kcomm.h"
+#include "klog.h"
+#include "kpart.h"
+}
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef unsigned long long ull;
+
+// ---- checked calls -------------------------------------------------------
+// A failure names rank, host, GPU, file and line, then kdie(KEXIT_RESOURCE).
+[[noreturn]] void kgpu_fail(const char *what, const char *file, int line, const char *why);
+static inline void kgpu_cuda_check(cudaError_t rc, const char *what, const char *file, int line)
+{
+	if (rc != cudaSuccess)
+		kgpu_fail(what, file, line, cudaGetErrorString(rc));
+}
+#define CUDA_CHECK(call) kgpu_cuda_check((call), #call, __FILE__, __LINE__)
+// after a kernel launch: launch errors now, execution errors at the next sync
+#define KGPU_LAUNCHED(name) kgpu_cuda_check(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+
+// The bound device (kgpu_device.cu); -1 before kgpu_bind.
+int kgpu_current_gpu(void);
+int kgpu_sm_count(void);
+// 64-bit key naming this rank's GPU across the job (host and UUID).
+u64 kgpu_gpu_key(void);
+int kgpu_gpu_sharers(void);
+// Free and total bytes of the bound GPU (cudaMemGetInfo); the test hook
+// KBFS_CUDA_FREE_BYTES=N lowers the free figure to N.
+void kgpu_mem_info(u64 *free_bytes, u64 *total_bytes);
+// The options kgpu_bind was first called with (defaults when none).
+const kgpu_opts *kgpu_bound_opts(void);
+
+// ---- geometry --------------------------------------------------------------
+enum { KGPU_TILE_WORDS = 32,  // words of a bitmap tile (one warp, one word a lane)
+       KGPU_DCHUNK = 1024,    // decode work unit: bytes (VLQ), elements (raw) or words (bitmap)
+       KGPU_TD_CHUNK = 65536, // default frontier words per top-down piece
+};
+
+struct kgpu_geom {
+	int R, C, i, j, rank;
+	u64 nb, nbw;          // block vertices and words
+	u64 ncols, nrows, nnz;
+	u64 colw, roww;       // words of COLFRONT (R*nbw) and of ROWVIS (C*nbw)
+	u64 col_first;        // global id of local column 0
+	u64 own_first;        // global id of owned vertex 0
+	u64 nseg;             // max(R, C): segments WSEND / WRECV hold
+	u64 wire_cap;         // bytes per packed segment
+	int idx64, off64;     // device index and offset widths
+	int tdeg64;           // tdeg kept as u64 (else u32: every tdeg <= ne_input < 2^32)
+	int pred_alias;       // C == 1: PRED is PL (nrows == nb; the row reduction is a copy)
+	u64 chunk_words;      // frontier words per top-down piece
+	u64 tps, ntiles;      // codec: tiles per segment, tiles of nseg segments
+	u64 ndchunks;         // codec: decode work units of nseg segments
+};
+void kgpu_geom_init(kgpu_geom *g, const kpart_block *b, const kbfs_engine_conf *conf, const kgpu_opts *o);
+
+// ---- the device memory plan --------------------------------------------------
+// Slots in allocation order; kgpu_plan.cu names and sizes them.
+enum kgpu_slot {
+	KS_COLPTR, KS_ROWIDX, KS_ROWPTR, KS_COLIDX, KS_TDEG,
+	KS_BUF0, // KS_BUF0 + enum kbfs_buf: the engine buffers
+	KS_EMPTY = KS_BUF0 + KBFS_NBUF, // roww words: local row has no CSR entry (bottom-up skips it)
+	KS_WLIST, KS_WCNT, KS_CV, KS_CS,
+	KS_TILES, KS_TPRE, KS_SEGSTAT, KS_FORM, KS_USEG, KS_CSUM, KS_CPRE,
+	KS_CUB, KS_CNT,
+	KS_NSLOT
+};
+// Fill plan->a[slot] for every slot (n = KS_NSLOT) and the totals; needs a
+// bound GPU (CUB temporary sizes depend on it).
+void kgpu_plan_fill(const kgpu_geom *g, kgpu_plan_t *plan);
+
+// ---- codec structures (kgpu_codec.cu, kgpu_vlq.cuh) ----------------------------
+// Summary of a run of bitmap tiles of one segment, combined by a segmented
+// scan: bytes = VLQ bytes of every gap but the run's first, first/last =
+// global bit positions of the run's first and last set bits.
+struct kgpu_vtile {
+	u64 seg, bytes, count, first, last;
+};
+struct kgpu_segstat {
+	u64 count;  // set bits
+	u64 vbytes; // VLQ bytes of the segment as a list
+};
+struct kgpu_useg {          // one segment to decode
+	const uint8_t *src; // wire + s * stride
+	u64 bytes;
+	u64 dstword;        // first destination word
+	u64 chunk_first;    // first decode work unit
+	int form;           // enum kbfs_fmt
+	int aligned;        // src is 8-byte aligned
+};
+
+// ---- counters read back after each step ------------------------------------
+struct kgpu_counters {
+	ull found, examined, tdeg, nsel, nv;
+	ull pad[3];
+};
+
+// ---- engine state -----------------------------------------------------------
+struct kgpu_state {
+	kgpu_opts o;
+	kgpu_geom g;
+	const kpart_block *b;
+	cudaStream_t s;
+	cudaEvent_t useg_done; // the last unpack's descriptor upload finished
+	void *slot[KS_NSLOT];  // device memory by plan slot
+	u64 slot_bytes[KS_NSLOT];
+	size_t cub_bytes;
+	kgpu_counters *cnt;    // device
+	kgpu_counters *hcnt;   // pinned host
+	kgpu_segstat *hsegstat; // pinned host, nseg
+	int *hform;            // pinned host, nseg
+	kgpu_useg *huseg;      // pinned host, nseg
+	int grid;              // blocks for grid-stride kernels
+};
+
+kgpu_state *kgpu_state_of(kbfs_engine *e);
+static inline u64 *kgpu_buf(kgpu_state *st, enum kbfs_buf w) { return (u64 *)st->slot[KS_BUF0 + w]; }
+
+// ---- module entry points -------------------------------------------------------
+// Top-down and bottom-up local steps (ROWNEXT cleared inside).
+void kgpu_top_down(kgpu_state *st, u64 level, kbfs_step *out);
+void kgpu_bottom_up(kgpu_state *st, u64 level, kbfs_step *out);
+// CUB temporary bytes each module needs at most.
+size_t kgpu_td_cub_bytes(const kgpu_geom *g);
+size_t kgpu_codec_cub_bytes(const kgpu_geom *g);
+// Codec (the engine's pack and unpack).
+void kgpu_pack(kgpu_state *st, enum kbfs_buf src, size_t nseg, enum kbfs_xmode mode, int compress, kbfs_desc *desc);
+void kgpu_unpack(kgpu_state *st, enum kbfs_buf wire, size_t stride, size_t nseg, const kbfs_desc *desc,
+		 enum kbfs_buf dst, enum kbfs_merge merge);
+// Read the counters (stream sync) into out fields; then zero them on device.
+void kgpu_counters_read(kgpu_state *st, kgpu_counters *out);
+
+// ---- device helpers ------------------------------------------------------------
+#define KGPU_FULL 0xffffffffu
+
+__device__ __forceinline__ int kgpu_lane() { return threadIdx.x & 31; }
+
+__device__ __forceinline__ ull kgpu_warp_sum(ull v)
+{
+	for (int o = 16; o; o >>= 1)
+		v += __shfl_down_sync(KGPU_FULL, v, o);
+	return v;
+}
+
+// inclusive warp scan
+template <typename T> __device__ __forceinline__ T kgpu_warp_incl(T v)
+{
+	const int lane = kgpu_lane();
+	for (int o = 1; o < 32; o <<= 1) {
+		T n = __shfl_up_sync(KGPU_FULL, v, o);
+		if (lane >= o)
+			v += n;
+	}
+	return v;
+}
+
+// Warp-aggregated add of per-thread counts to a device counter: every
+// thread of the block must call it (no thread may have returned).
+__device__ __forceinline__ void kgpu_count(ull *ctr, ull v)
+{
+	v = kgpu_warp_sum(v);
+	if (kgpu_lane() == 0 && v)
+		atomicAdd(ctr, v);
+}
+
+// position of the k-th (0-based) set bit of x (k < popc(x))
+__device__ __forceinline__ int kgpu_select32(u32 x, int k)
+{
+	int pos = 0;
+	for (int s = 16; s; s >>= 1) {
+		int c = __popc(x & ((1u << s) - 1));
+		if (k >= c) {
+			k -= c;
+			x >>= s;
+			pos += s;
+		}
+	}
+	return pos;
+}
+__device__ __forceinline__ int kgpu_select64(u64 x, int k)
+{
+	u32 lo = (u32)x;
+	int c = __popc(lo);
+	return k < c ? kgpu_select32(lo, k) : 32 + kgpu_select32((u32)(x >> 32), k - c);
+}
+
+// number of elements of a[0..n) that are <= x (a sorted ascending)
+template <typename T> __device__ __forceinline__ u64 kgpu_upper_bound(const T *a, u64 n, u64 x)
+{
+	u64 lo = 0, hi = n;
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo) / 2;
+		if ((u64)a[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static inline int kgpu_blocks(u64 items, int per_block, int cap)
+{
+	u64 b = (items + per_block - 1) / per_block;
+	if (b < 1)
+		b = 1;
+	return b > (u64)cap ? cap : (int)b;
+}
+
+#endif

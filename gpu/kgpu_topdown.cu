@@ -1,0 +1,395 @@
+// kgpu_topdown: the top-down local step — expand the column frontier F
+// through the CSC columns into ROWNEXT, ROWVIS and PL.
+//
+// 1. The non-empty words of F are compacted into a word list (CUB
+//    DeviceSelect), so nothing below touches an empty word.
+// 2. The word list is cut into pieces of at most td_chunk words; for each
+//    piece the frontier columns with at least one local edge become a
+//    vertex list (count per word, CUB exclusive scan, fill), so every
+//    scratch array is bounded by the piece, never by the edges.
+// 3. One of four expansions walks the piece's edges:
+//    lb       exclusive scan of the degrees, then each CTA takes a tile of
+//             edges, finds its vertex range by binary search (merge path),
+//             stages the range in shared memory and every thread handles
+//             ITEMS edges interleaved by the block size, issuing all its
+//             rowidx loads before it tests any (Bisson);
+//    merrill  one thread per vertex; vertices of >= 256 edges are walked by
+//             the whole CTA, >= 32 by a warp, the rest gathered through a
+//             CTA scan into shared memory (Merrill);
+//    vertex   one thread per vertex (baseline);
+//    vbfs     vertices cut into virtual vertices of at most K edges, one
+//             thread each (baseline).
+// Visiting row r: test ROWVIS first and atomicOr only when the bit is clear
+// (test-and-test-and-set); the thread that flips the bit owns the row:
+// it sets ROWNEXT and writes PL[r] = level << 48 | parent.
+#include "kgpu_internal.cuh"
+
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+namespace {
+
+enum { TD_BLOCK = 256 };
+
+struct nonzero_word {
+	const u64 *f;
+	__device__ __forceinline__ bool operator()(u32 w) const { return f[w] != 0; }
+};
+
+template <typename Idx, typename Off> struct td_ctx {
+	const Off *__restrict__ colptr;
+	const Idx *__restrict__ rowidx;
+	u64 *rowvis, *rownext, *pl;
+	u64 lvl;       // level << 48
+	u64 col_first; // global id of local column 0
+	kgpu_counters *cnt;
+};
+
+template <typename Idx, typename Off>
+__device__ __forceinline__ u32 td_visit(const td_ctx<Idx, Off> &c, u64 r, u64 col)
+{
+	const u64 w = r >> 6, m = 1ull << (r & 63);
+	if (c.rowvis[w] & m)
+		return 0;
+	if (atomicOr((ull *)&c.rowvis[w], (ull)m) & m)
+		return 0;
+	atomicOr((ull *)&c.rownext[w], (ull)m);
+	c.pl[r] = c.lvl | (c.col_first + col);
+	return 1;
+}
+
+// ---- pieces -------------------------------------------------------------------
+
+// wcnt[k] = frontier columns of word wlist[k] with local edges; wcnt[nw] = 0.
+template <typename Off>
+__global__ void k_piece_count(const u32 *__restrict__ wlist, u64 nw, const u64 *__restrict__ colfront,
+			      const Off *__restrict__ colptr, u32 *__restrict__ wcnt)
+{
+	const u64 t0 = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+	for (u64 k = t0; k < nw; k += (u64)gridDim.x * blockDim.x) {
+		const u64 w = wlist[k];
+		u64 x = colfront[w];
+		u32 n = 0;
+		while (x) {
+			const u64 col = w * 64 + (__ffsll((long long)x) - 1);
+			x &= x - 1;
+			n += colptr[col + 1] != colptr[col];
+		}
+		wcnt[k] = n;
+	}
+	if (t0 == 0)
+		wcnt[nw] = 0;
+}
+
+// V[woff[k]..] = the columns of word wlist[k] with edges; S = their degree
+// (SMODE 1), their virtual vertex count (SMODE 2) or untouched (SMODE 0).
+template <typename Idx, typename Off, int SMODE>
+__global__ void k_piece_fill(const u32 *__restrict__ wlist, u64 nw, const u64 *__restrict__ colfront,
+			     const Off *__restrict__ colptr, const u32 *__restrict__ woff, Idx *__restrict__ V,
+			     Off *__restrict__ S, u32 K, kgpu_counters *cnt)
+{
+	ull examined = 0;
+	for (u64 k = blockIdx.x * (u64)blockDim.x + threadIdx.x; k < nw; k += (u64)gridDim.x * blockDim.x) {
+		const u64 w = wlist[k];
+		u64 x = colfront[w];
+		u64 o = woff[k];
+		while (x) {
+			const u64 col = w * 64 + (__ffsll((long long)x) - 1);
+			x &= x - 1;
+			const Off d = colptr[col + 1] - colptr[col];
+			if (!d)
+				continue;
+			V[o] = (Idx)col;
+			if (SMODE == 1)
+				S[o] = d;
+			else if (SMODE == 2)
+				S[o] = (Off)((d + K - 1) / K);
+			o++;
+			examined += d;
+		}
+	}
+	kgpu_count(&cnt->examined, examined);
+}
+
+// ---- expansions ---------------------------------------------------------------------
+
+template <typename Idx, typename Off, int ITEMS>
+__global__ void __launch_bounds__(TD_BLOCK, 4) k_td_lb(td_ctx<Idx, Off> c, const Idx *__restrict__ V,
+						    const Off *__restrict__ S, u64 nv)
+{
+	constexpr int TILE = TD_BLOCK * ITEMS;
+	__shared__ Off sS[TILE + 1]; // S of the tile's vertices
+	__shared__ Off sB[TILE + 1]; // colptr[col] - S: edge e sits at rowidx[e + sB]
+	__shared__ Idx sC[TILE + 1]; // the column
+	__shared__ u64 sLo, sHi;
+	const u64 E = S[nv];
+	ull found = 0;
+	for (u64 t = blockIdx.x; t * TILE < E; t += gridDim.x) {
+		const u64 e0 = t * TILE, e1 = E - e0 < TILE ? E : e0 + TILE;
+		if (threadIdx.x == 0)
+			sLo = kgpu_upper_bound(S, nv + 1, e0) - 1;
+		if (threadIdx.x == 32)
+			sHi = kgpu_upper_bound(S, nv + 1, e1 - 1) - 1;
+		__syncthreads();
+		const u64 lo = sLo;
+		const int n = (int)(sHi - lo + 1); // <= TILE: every vertex has an edge
+		for (int k = threadIdx.x; k < n; k += TD_BLOCK) {
+			const Idx col = V[lo + k];
+			const Off sv = S[lo + k];
+			sS[k] = sv;
+			sC[k] = col;
+			sB[k] = (Off)(c.colptr[col] - sv);
+		}
+		__syncthreads();
+		Idx r[ITEMS], p[ITEMS];
+#pragma unroll
+		for (int it = 0; it < ITEMS; it++) {
+			const u64 e = e0 + threadIdx.x + (u64)it * TD_BLOCK;
+			r[it] = 0;
+			p[it] = 0;
+			if (e < e1) {
+				int a = 0, z = n - 1; // the last k with sS[k] <= e
+				while (a < z) {
+					const int m = (a + z + 1) >> 1;
+					if ((u64)sS[m] <= e)
+						a = m;
+					else
+						z = m - 1;
+				}
+				r[it] = c.rowidx[(Off)((Off)e + sB[a])];
+				p[it] = sC[a];
+			}
+		}
+#pragma unroll
+		for (int it = 0; it < ITEMS; it++)
+			if (e0 + threadIdx.x + (u64)it * TD_BLOCK < e1)
+				found += td_visit(c, r[it], p[it]);
+		__syncthreads();
+	}
+	kgpu_count(&c.cnt->found, found);
+}
+
+template <typename Idx, typename Off>
+__global__ void __launch_bounds__(TD_BLOCK, 4) k_td_merrill(td_ctx<Idx, Off> c, const Idx *__restrict__ V, u64 nv)
+{
+	typedef cub::BlockScan<u32, TD_BLOCK> Scan;
+	__shared__ typename Scan::TempStorage scan_tmp;
+	__shared__ int sOwner;
+	__shared__ u64 sBeg, sEnd;
+	__shared__ Idx sPar;
+	__shared__ Off sPos[TD_BLOCK];
+	__shared__ Idx sPP[TD_BLOCK];
+	const int tid = threadIdx.x, lane = tid & 31;
+	ull found = 0;
+	for (u64 base = blockIdx.x * (u64)TD_BLOCK; base < nv; base += (u64)gridDim.x * TD_BLOCK) {
+		const u64 v = base + tid;
+		u64 beg = 0, end = 0;
+		Idx col = 0;
+		if (v < nv) {
+			col = V[v];
+			beg = c.colptr[col];
+			end = c.colptr[col + 1];
+		}
+		// CTA gathering: one vertex of >= TD_BLOCK edges at a time, the whole block on it
+		for (;;) {
+			if (tid == 0)
+				sOwner = -1;
+			__syncthreads();
+			if (end - beg >= TD_BLOCK)
+				sOwner = tid;
+			__syncthreads();
+			const int w = sOwner;
+			if (w < 0)
+				break;
+			if (tid == w) {
+				sBeg = beg;
+				sEnd = end;
+				sPar = col;
+				beg = end;
+			}
+			__syncthreads();
+			const u64 b0 = sBeg, b1 = sEnd;
+			const Idx p = sPar;
+			for (u64 k = b0 + tid; k < b1; k += TD_BLOCK)
+				found += td_visit(c, c.rowidx[k], p);
+			__syncthreads();
+		}
+		// warp gathering: vertices of >= 32 edges
+		for (;;) {
+			const unsigned m = __ballot_sync(KGPU_FULL, end - beg >= 32);
+			if (!m)
+				break;
+			const int l = __ffs(m) - 1;
+			const u64 b0 = __shfl_sync(KGPU_FULL, beg, l), b1 = __shfl_sync(KGPU_FULL, end, l);
+			const Idx p = __shfl_sync(KGPU_FULL, col, l);
+			if (lane == l)
+				beg = end;
+			for (u64 k = b0 + lane; k < b1; k += 32)
+				found += td_visit(c, c.rowidx[k], p);
+		}
+		// fine-grained: the rest (< 32 a vertex) through a CTA scan and shared memory
+		const u32 rem = (u32)(end - beg);
+		u32 off, total;
+		Scan(scan_tmp).ExclusiveSum(rem, off, total);
+		u32 done = 0;
+		for (u32 rb = 0; rb < total; rb += TD_BLOCK) {
+			while (done < rem && off + done < rb + TD_BLOCK) {
+				sPos[off + done - rb] = (Off)(beg + done);
+				sPP[off + done - rb] = col;
+				done++;
+			}
+			__syncthreads();
+			if (rb + tid < total)
+				found += td_visit(c, c.rowidx[sPos[tid]], sPP[tid]);
+			__syncthreads();
+		}
+	}
+	kgpu_count(&c.cnt->found, found);
+}
+
+template <typename Idx, typename Off>
+__global__ void __launch_bounds__(TD_BLOCK, 4) k_td_vertex(td_ctx<Idx, Off> c, const Idx *__restrict__ V, u64 nv)
+{
+	ull found = 0;
+	for (u64 v = blockIdx.x * (u64)blockDim.x + threadIdx.x; v < nv; v += (u64)gridDim.x * blockDim.x) {
+		const Idx col = V[v];
+		const u64 b1 = c.colptr[col + 1];
+		for (u64 k = c.colptr[col]; k < b1; k++)
+			found += td_visit(c, c.rowidx[k], col);
+	}
+	kgpu_count(&c.cnt->found, found);
+}
+
+template <typename Idx, typename Off>
+__global__ void __launch_bounds__(TD_BLOCK, 4) k_td_vbfs(td_ctx<Idx, Off> c, const Idx *__restrict__ V,
+						      const Off *__restrict__ S, u64 nv, u32 K)
+{
+	const u64 T = S[nv]; // virtual vertices
+	ull found = 0;
+	for (u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x; t < T; t += (u64)gridDim.x * blockDim.x) {
+		const u64 v = kgpu_upper_bound(S, nv + 1, t) - 1;
+		const Idx col = V[v];
+		const u64 b0 = c.colptr[col] + (t - S[v]) * K, end = c.colptr[col + 1];
+		const u64 b1 = end - b0 < K ? end : b0 + K;
+		for (u64 k = b0; k < b1; k++)
+			found += td_visit(c, c.rowidx[k], col);
+	}
+	kgpu_count(&c.cnt->found, found);
+}
+
+// ---- host side ----------------------------------------------------------------------
+
+template <typename T> u64 fetch(kgpu_state *st, const T *dptr)
+{
+	CUDA_CHECK(cudaMemcpyAsync(&st->hcnt->pad[0], dptr, sizeof(T), cudaMemcpyDeviceToHost, st->s));
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+	T v;
+	memcpy(&v, &st->hcnt->pad[0], sizeof v);
+	return (u64)v;
+}
+
+template <typename T> void scan_inplace(kgpu_state *st, T *a, u64 n)
+{
+	size_t tb = st->cub_bytes;
+	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(st->slot[KS_CUB], tb, a, a, (int64_t)n, st->s));
+}
+
+template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, kbfs_step *out)
+{
+	const kgpu_geom &g = st->g;
+	const cudaStream_t s = st->s;
+	const u64 *colfront = kgpu_buf(st, KBFS_COLFRONT);
+	u32 *wlist = (u32 *)st->slot[KS_WLIST], *wcnt = (u32 *)st->slot[KS_WCNT];
+	Idx *V = (Idx *)st->slot[KS_CV];
+	Off *S = (Off *)st->slot[KS_CS];
+	const int kernel = st->o.kernel;
+	const u32 K = (u32)st->o.vbfs_k;
+	td_ctx<Idx, Off> c;
+	c.colptr = (const Off *)st->slot[KS_COLPTR];
+	c.rowidx = (const Idx *)st->slot[KS_ROWIDX];
+	c.rowvis = kgpu_buf(st, KBFS_ROWVIS);
+	c.rownext = kgpu_buf(st, KBFS_ROWNEXT);
+	c.pl = kgpu_buf(st, KBFS_PL);
+	c.lvl = level << KBFS_PARENT_BITS;
+	c.col_first = g.col_first;
+	c.cnt = st->cnt;
+
+	CUDA_CHECK(cudaMemsetAsync(c.rownext, 0, g.roww * 8, s));
+	size_t tb = st->cub_bytes;
+	CUDA_CHECK(cub::DeviceSelect::If(st->slot[KS_CUB], tb, thrust::counting_iterator<u32>(0), wlist, &st->cnt->nsel,
+					 (int64_t)g.colw, nonzero_word{colfront}, s));
+	const u64 nsel = fetch(st, &st->cnt->nsel);
+	for (u64 p0 = 0; p0 < nsel; p0 += g.chunk_words) {
+		const u64 nw = nsel - p0 < g.chunk_words ? nsel - p0 : g.chunk_words;
+		const u32 *wl = wlist + p0;
+		const int wb = kgpu_blocks(nw, TD_BLOCK, st->grid);
+		k_piece_count<Off><<<wb, TD_BLOCK, 0, s>>>(wl, nw, colfront, c.colptr, wcnt);
+		KGPU_LAUNCHED("k_piece_count");
+		scan_inplace(st, wcnt, nw + 1);
+		const u64 nv = fetch(st, wcnt + nw);
+		if (nv == 0)
+			continue;
+		const int vb = kgpu_blocks(nv, TD_BLOCK, st->grid);
+		switch (kernel) {
+		case KGPU_K_LB:
+			k_piece_fill<Idx, Off, 1><<<wb, TD_BLOCK, 0, s>>>(wl, nw, colfront, c.colptr, wcnt, V, S, K, st->cnt);
+			KGPU_LAUNCHED("k_piece_fill");
+			scan_inplace(st, S, nv + 1);
+			if constexpr (sizeof(Idx) + sizeof(Off) > 8)
+				k_td_lb<Idx, Off, 4><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, nv);
+			else
+				k_td_lb<Idx, Off, 8><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, nv);
+			KGPU_LAUNCHED("k_td_lb");
+			break;
+		case KGPU_K_MERRILL:
+			k_piece_fill<Idx, Off, 0><<<wb, TD_BLOCK, 0, s>>>(wl, nw, colfront, c.colptr, wcnt, V, S, K, st->cnt);
+			KGPU_LAUNCHED("k_piece_fill");
+			k_td_merrill<Idx, Off><<<vb, TD_BLOCK, 0, s>>>(c, V, nv);
+			KGPU_LAUNCHED("k_td_merrill");
+			break;
+		case KGPU_K_VERTEX:
+			k_piece_fill<Idx, Off, 0><<<wb, TD_BLOCK, 0, s>>>(wl, nw, colfront, c.colptr, wcnt, V, S, K, st->cnt);
+			KGPU_LAUNCHED("k_piece_fill");
+			k_td_vertex<Idx, Off><<<vb, TD_BLOCK, 0, s>>>(c, V, nv);
+			KGPU_LAUNCHED("k_td_vertex");
+			break;
+		case KGPU_K_VBFS:
+			k_piece_fill<Idx, Off, 2><<<wb, TD_BLOCK, 0, s>>>(wl, nw, colfront, c.colptr, wcnt, V, S, K, st->cnt);
+			KGPU_LAUNCHED("k_piece_fill");
+			scan_inplace(st, S, nv + 1);
+			k_td_vbfs<Idx, Off><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, nv, K);
+			KGPU_LAUNCHED("k_td_vbfs");
+			break;
+		default: KBUG("kernel %d", kernel);
+		}
+	}
+	kgpu_counters cn;
+	kgpu_counters_read(st, &cn);
+	out->found = cn.found;
+	out->examined = cn.examined;
+	out->tdeg = 0;
+}
+
+template <typename Off> size_t td_cub_bytes(const kgpu_geom *g)
+{
+	size_t a = 0, b = 0, c = 0;
+	CUDA_CHECK(cub::DeviceSelect::If(nullptr, a, thrust::counting_iterator<u32>(0), (u32 *)nullptr, (ull *)nullptr,
+					 (int64_t)g->colw, nonzero_word{nullptr}));
+	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, b, (u32 *)nullptr, (u32 *)nullptr, (int64_t)(g->chunk_words + 1)));
+	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, c, (Off *)nullptr, (Off *)nullptr,
+						 (int64_t)(64 * g->chunk_words + 1)));
+	size_t m = a > b ? a : b;
+	return m > c ? m : c;
+}
+
+} // namespace
+
+size_t kgpu_td_cub_bytes(const kgpu_geom *g) { return g->off64 ? td_cub_bytes<u64>(g) : td_cub_bytes<u32>(g); }
+
+void kgpu_top_down(kgpu_state *st, u64 level, kbfs_step *out)
+{
+	if (st->g.idx64)
+		st->g.off64 ? td_run<u64, u64>(st, level, out) : td_run<u64, u32>(st, level, out);
+	else
+		st->g.off64 ? td_run<u32, u64>(st, level, out) : td_run<u32, u32>(st, level, out);
+}

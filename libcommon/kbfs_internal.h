@@ -1,0 +1,72 @@
+/*
+ * kbfs_internal: the state of one kbfs program run, shared by the files of
+ * the run driver (kbfs_run.c: the run; kbfs_roots.c: root choice;
+ * kbfs_out.c: depth, predecessor and JSON files).  Not for other callers.
+ */
+#ifndef KBFS_INTERNAL_H
+#define KBFS_INTERNAL_H
+
+#include "kbfs.h"
+
+/* A vertex looked up by id (kbfs_lookup). */
+typedef struct kbfs_vref {
+	int found;         /* a vertex of the graph */
+	uint64_t internal; /* global internal id */
+	uint64_t input;    /* the input's own id */
+	uint64_t tdeg;     /* tuple degree (non-self-loop tuples) */
+} kbfs_vref;
+
+/* One root and its search's results (times and levels are rank 0's). */
+typedef struct kbfs_root {
+	uint64_t input, internal, tdeg;
+	double time, validate_time;
+	uint64_t nedge, reached;
+	int maxdepth;
+	int valid;
+	kbfs_level *lv;
+	size_t nlv;
+} kbfs_root;
+
+typedef struct kbfs_run {
+	kcomm *world;
+	const kbfs_opts *o;
+	const char *dir;
+	int rank, size;
+	kpart_block blk;
+	const kpart_block *b; /* &blk once loaded */
+	kbfs_engine eng;
+	kbfs_transport tr;
+	kbfs_ctx ctx;
+	double load_time, construction_time, generation_time;
+	int scale;         /* SCALE of the statistics block */
+	double edgefactor; /* edgefactor of the statistics block */
+	const char *construction_from, *generation_from;
+	char *hosts; /* size * 64 bytes */
+	int local_ranks, threads;
+	int json_stdout;
+	uint64_t *inv;  /* (orig, local) pairs sorted by orig */
+	uint64_t ninv;
+	kbfs_root *res;
+	size_t nres;
+	uint64_t *mypred;   /* nb packed entries of this rank */
+	uint64_t *pred;     /* N entries, block order (all ranks, or rank 0) */
+	uint64_t *orig_all; /* rank 0: N input ids (NULL: identity) */
+	uint64_t *order;    /* rank 0: real vertices sorted by input id */
+	uint64_t nreal;
+	size_t *cnt, *dsp;  /* per rank: nb*8 bytes at its block */
+	double hmean;
+} kbfs_run;
+
+/* kbfs_run.c */
+int kbfs_is_real(const kpart_block *b, uint64_t local);
+void kbfs_lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbfs_vref *out);
+/* ct[0] = have construction time ct[1]; ct[2] = have generation time ct[3] */
+void kbfs_partition_times(const char *dir, double ct[4]);
+/* kbfs_roots.c: fill r->res / r->nres; collective; KEXIT code */
+int kbfs_choose_roots(kbfs_run *r);
+/* kbfs_out.c (rank 0) */
+int kbfs_prepare_files(kbfs_run *r);
+int kbfs_write_files(kbfs_run *r, const kbfs_root *rt);
+int kbfs_write_json(kbfs_run *r);
+
+#endif

@@ -1,0 +1,500 @@
+/*
+ * kbfs_run: the kbfs program around the level loop (see kbfs.h).
+ *
+ * Order of a run: engine choice; the partition's grid checked against the
+ * job before anything is loaded; every rank loads its block; threads; the
+ * inverse id map; roots (given, or the Graph500 sampler run collectively:
+ * candidates are answered in batches by their owners and combined with one
+ * allreduce per batch); engine and transport set-up; one untimed warm-up
+ * search; then per root: the timed search, the statistics, the optional
+ * depth and predecessor files, and the untimed validation.  Rank 0 prints
+ * the reference's statistics block and writes the JSON record.
+ */
+#include "kbfs.h"
+#include "kbfs_internal.h"
+#include "kgpu.h"
+#include "klog.h"
+#include "kopt.h"
+#include "kstat.h"
+#include "kval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void kbfs_opts_default(kbfs_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->direction = KBFS_DIR_AUTO;
+	o->alpha = 14;
+	o->beta = 24;
+	o->exchange = KBFS_X_AUTO;
+	o->compress = 1;
+	o->sv = 1;
+	o->validate = 1;
+	o->warmup = 1;
+	o->nroots = 64;
+	o->engine = KBFS_ENGINE_AUTO;
+}
+
+/* ---- ids: input id <-> internal id ---- */
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static void build_inverse(kbfs_run *r)
+{
+	const kpart_block *b = r->b;
+	if (!b->orig)
+		return;
+	r->inv = kmalloc(kmul((size_t)b->g.nb, 16));
+	r->ninv = 0;
+	for (uint64_t k = 0; k < b->g.nb; k++)
+		if (b->orig[k] != KPART_NO_VERTEX) {
+			r->inv[2 * r->ninv] = b->orig[k];
+			r->inv[2 * r->ninv + 1] = k;
+			r->ninv++;
+		}
+	qsort(r->inv, (size_t)r->ninv, 16, cmp_pair);
+}
+
+static uint64_t inv_find(const kbfs_run *r, uint64_t id)
+{
+	size_t lo = 0, hi = (size_t)r->ninv;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->inv[2 * mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->ninv && r->inv[2 * lo] == id ? r->inv[2 * lo + 1] : UINT64_MAX;
+}
+
+int kbfs_is_real(const kpart_block *b, uint64_t k)
+{
+	return b->orig ? b->orig[k] != KPART_NO_VERTEX : kpart_owned_first(&b->g, b->i, b->j) + k < b->g.nv;
+}
+
+/* Collective: resolve ids (input ids when as_input, else internal ids). */
+void kbfs_lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbfs_vref *out)
+{
+	const kpart_block *b = r->b;
+	const kpart_grid *g = &b->g;
+	uint64_t first = kpart_owned_first(g, b->i, b->j);
+	uint64_t *a = kcalloc(n ? 3 * n : 1, 8);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t x = ids[k], loc = UINT64_MAX;
+		if (as_input && b->orig)
+			loc = inv_find(r, x);
+		else if (x < g->N && kpart_owner(g, x) == r->rank && kbfs_is_real(b, x - first))
+			loc = x - first;
+		if (loc == UINT64_MAX)
+			continue;
+		a[3 * k] = first + loc + 1;
+		a[3 * k + 1] = b->orig ? b->orig[loc] : first + loc;
+		a[3 * k + 2] = b->tdeg[loc];
+	}
+	kcomm_allreduce_u64(r->world, a, 3 * n, KCOMM_MAX);
+	for (size_t k = 0; k < n; k++) {
+		out[k].found = a[3 * k] != 0;
+		out[k].internal = a[3 * k] - 1;
+		out[k].input = out[k].found ? a[3 * k + 1] : ids[k];
+		out[k].tdeg = a[3 * k + 2];
+	}
+	free(a);
+}
+
+/* ---- engine and grid ---- */
+
+/* The GPUs every rank sees (the smallest count). */
+static uint64_t gpus_everywhere(kbfs_run *r)
+{
+	uint64_t n = kgpu_built() ? (uint64_t)kgpu_device_count() : 0;
+	kcomm_allreduce_u64(r->world, &n, 1, KCOMM_MIN);
+	return n;
+}
+
+static int pick_engine(kbfs_run *r, int kind)
+{
+	int gpu = kind == KBFS_ENGINE_CUDA || (kind == KBFS_ENGINE_AUTO && gpus_everywhere(r) > 0);
+	if (gpu) {
+		const char *why = !kgpu_built() ? "this build has no CUDA engine"
+				  : !gpus_everywhere(r) ? "no GPU visible" : NULL;
+		if (why) {
+			if (r->rank == 0)
+				kerror("%s", why);
+			return KEXIT_RESOURCE;
+		}
+		/* the CUDA engine (gpu/), NCCL between GPUs when built in */
+		int rc = kcomm_agree(r->world, kgpu_bind(NULL));
+		if (!rc)
+			rc = kcomm_agree(r->world, kgpu_engine_cuda(&r->eng, NULL));
+		if (!rc && kgpu_nccl_built())
+			rc = kcomm_agree(r->world, kgpu_transport_nccl(&r->tr));
+		else if (!rc)
+			kbfs_transport_mpi(&r->tr);
+		return rc;
+	}
+	kbfs_engine_cpu(&r->eng);
+	kbfs_transport_mpi(&r->tr);
+	/* test hook (kbfs(1) ENVIRONMENT): treat the CPU engine's buffers as
+	 * device memory, so the transport's host staging path runs */
+	const char *stage = getenv("KBFS_TEST_STAGE");
+	if (stage && !strcmp(stage, "1"))
+		r->eng.device_memory = 1;
+	return 0;
+}
+
+static int check_grid(kbfs_run *r, const char *dir)
+{
+	uint64_t h[4] = {0, 0, 0, 0};
+	if (r->rank == 0) {
+		int R = 0, C = 0;
+		uint64_t nv = 0;
+		h[0] = (uint64_t)kpart_manifest_grid(dir, &R, &C, &nv);
+		h[1] = (uint64_t)R;
+		h[2] = (uint64_t)C;
+		if (!h[0] && (uint64_t)R * (uint64_t)C != (uint64_t)r->size) {
+			kerror("'%s' is partitioned for a %dx%d grid (%d ranks) but this job has %d rank%s; run "
+			       "it with mpirun -np %d",
+			       dir, R, C, R * C, r->size, r->size == 1 ? "" : "s", R * C);
+			h[0] = KEXIT_USAGE;
+		}
+	}
+	kcomm_bcast(r->world, h, sizeof h, 0);
+	return (int)h[0];
+}
+
+void kbfs_partition_times(const char *dir, double ct[4])
+{
+	size_t n = strlen(dir) + 16;
+	char *path = kmalloc(n);
+	snprintf(path, n, "%s/build-info", dir);
+	if (!access(path, R_OK) && !kpart_construction_time(dir, &ct[1]))
+		ct[0] = 1;
+	free(path);
+	kpart_manifest m;
+	if (!kpart_manifest_read(dir, &m)) {
+		const char *v = kpart_manifest_get(&m, "generation_time");
+		if (!v)
+			v = kpart_manifest_get(&m, "source_generation_time");
+		char *end;
+		if (v && (ct[3] = strtod(v, &end)) >= 0 && end != v && !*end)
+			ct[2] = 1;
+		kpart_manifest_free(&m);
+	}
+}
+
+/* Every rank loads its block; the load time is the slowest rank's. */
+static int load(kbfs_run *r, const char *dir)
+{
+	kcomm_barrier(r->world);
+	double t0 = ktime();
+	int rc = kpart_load(dir, r->rank, &r->blk);
+	rc = kcomm_agree(r->world, rc);
+	if (rc)
+		return rc;
+	double dt = ktime() - t0;
+	kcomm_allreduce_double(r->world, &dt, 1, KCOMM_MAX);
+	r->b = &r->blk;
+	r->load_time = dt;
+	r->construction_time = dt;
+	r->construction_from = "load";
+	/* build-info and the manifest record how long construction and
+	 * generation took; without them both fall back to the load time */
+	double ct[4] = {0, 0, 0, 0};
+	if (r->rank == 0)
+		kbfs_partition_times(dir, ct);
+	kcomm_bcast(r->world, ct, sizeof ct, 0);
+	r->generation_time = dt;
+	r->generation_from = "load";
+	if (ct[0]) {
+		r->construction_time = ct[1];
+		r->construction_from = "build-info";
+	}
+	if (ct[2]) {
+		r->generation_time = ct[3];
+		r->generation_from = "manifest";
+	}
+	const kpart_block *b = r->b;
+	const kpart_grid *g = &b->g;
+	/* what the statistics block calls SCALE and edgefactor: the generator's,
+	 * or for an imported graph ceil(log2 nv) and tuples per vertex */
+	r->scale = b->scale;
+	while (!r->scale && (UINT64_C(1) << r->scale) < g->nv && r->scale < 63)
+		r->scale++;
+	r->edgefactor = b->edgefactor ? (double)b->edgefactor : (double)b->ne_input / (double)g->nv;
+	if (g->N > (UINT64_C(1) << KBFS_PARENT_BITS)) {
+		if (r->rank == 0)
+			kerror("'%s' has %llu vertices; kbfs handles at most 2^%d (scale 47)", dir,
+			       (unsigned long long)g->N, KBFS_PARENT_BITS);
+		return KEXIT_DATA;
+	}
+	return 0;
+}
+
+/* Hosts of every rank (rank 0 keeps the list) and the ranks on this host. */
+static void hosts(kbfs_run *r)
+{
+	enum { HL = 64 };
+	char mine[HL] = {0};
+	snprintf(mine, HL, "%s", kcomm_host());
+	r->hosts = kcalloc((size_t)r->size, HL);
+	kcomm_allgather(r->world, mine, HL, r->hosts);
+	r->local_ranks = 0;
+	for (int k = 0; k < r->size; k++)
+		r->local_ranks += !strncmp(r->hosts + (size_t)k * HL, mine, HL);
+}
+
+static void set_threads(kbfs_run *r, int want)
+{
+	int n = want;
+	if (n <= 0 && !getenv("OMP_NUM_THREADS")) {
+		int cpus = kopt_max_threads(); /* the cores this rank may use */
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cpus < online ? cpus : cpus / (r->local_ranks > 0 ? r->local_ranks : 1);
+		if (n < 1)
+			n = 1;
+	}
+	if (n > 0)
+		kopt_set_threads(n);
+	r->threads = kopt_max_threads();
+}
+
+/* ---- the run ---- */
+
+static void gather_orig(kbfs_run *r)
+{
+	const kpart_block *b = r->b;
+	if (!b->orig)
+		return;
+	size_t nb8 = (size_t)b->g.nb * 8;
+	if (r->rank == 0)
+		r->orig_all = kmalloc(kmul((size_t)b->g.N, 8));
+	kcomm_gatherv(r->world, b->orig, nb8, r->orig_all, r->cnt, r->dsp, 0);
+}
+
+/* Packed entries of all N vertices, on every rank (all) or on rank 0. */
+static void collect(kbfs_run *r, int all)
+{
+	size_t nb8 = (size_t)r->b->g.nb * 8;
+	r->eng.to_host(&r->eng, r->mypred, r->eng.buf(&r->eng, KBFS_PRED), nb8);
+	if (all)
+		kcomm_allgatherv(r->world, r->mypred, nb8, r->pred, r->cnt, r->dsp);
+	else
+		kcomm_gatherv(r->world, r->mypred, nb8, r->pred, r->cnt, r->dsp, 0);
+}
+
+static void corrupt(kbfs_run *r, uint64_t root)
+{
+	/* test hook (kbfs(1) ENVIRONMENT): make one reached vertex its own parent */
+	for (uint64_t v = 0; v < r->b->g.N; v++)
+		if (v != root && r->pred[v] != UINT64_MAX) {
+			r->pred[v] = v;
+			return;
+		}
+}
+
+static int run_one(kbfs_run *r, size_t k)
+{
+	kbfs_root *rt = &r->res[k];
+	kbfs_ctx *x = &r->ctx;
+	x->root_label = rt->input;
+	kcomm_barrier(r->world);
+	double t0 = ktime();
+	kbfs_search(x, rt->internal, rt->tdeg);
+	kcomm_barrier(r->world);
+	rt->time = ktime() - t0;
+	kcomm_bcast(r->world, &rt->time, sizeof rt->time, 0);
+	rt->nedge = x->tdeg_reached / 2;
+	rt->reached = x->reached;
+	rt->maxdepth = x->nlv ? (int)x->nlv - 1 : 0;
+	if (r->rank == 0) {
+		rt->nlv = x->nlv;
+		rt->lv = kmalloc(kmul(x->nlv ? x->nlv : 1, sizeof *rt->lv));
+		memcpy(rt->lv, x->lv, x->nlv * sizeof *rt->lv);
+	}
+	int want_files = r->o->pred_out || r->o->depth_out;
+	if (!r->o->validate && !want_files)
+		return 0;
+	double tv0 = ktime();
+	collect(r, r->o->validate);
+	double tcollect = ktime() - tv0;
+	int rc = 0;
+	if (r->rank == 0 && want_files)
+		rc = kbfs_write_files(r, rt);
+	rc = kcomm_agree(r->world, rc);
+	if (rc)
+		return rc;
+	if (!r->o->validate)
+		return 0;
+	for (uint64_t v = 0; v < r->b->g.N; v++)
+		r->pred[v] = kbfs_packed_parent(r->pred[v]);
+	const char *hook = getenv("KBFS_TEST_CORRUPT_PRED");
+	if (hook && !strcmp(hook, "1"))
+		corrupt(r, rt->internal);
+	kcomm_barrier(r->world);
+	double tv1 = ktime();
+	kval_result vr;
+	int bad = kval_partition(r->world, r->b, rt->internal, r->pred, rt->nedge, &vr);
+	rt->validate_time = ktime() - tv1 + tcollect;
+	kcomm_bcast(r->world, &rt->validate_time, sizeof rt->validate_time, 0);
+	rt->valid = !bad;
+	if (bad && r->rank == 0) {
+		char msg[512];
+		kval_describe(&vr, r->orig_all, msg, sizeof msg);
+		kerror("validation failed for root %llu: %s", (unsigned long long)rt->input, msg);
+	}
+	return 0;
+}
+
+static void print_block(kbfs_run *r)
+{
+	size_t n = r->nres;
+	double *t = kmalloc(kmul(n ? n : 1, 3 * sizeof(double))), *ne = t + n, *vt = ne + n;
+	for (size_t k = 0; k < n; k++) {
+		t[k] = r->res[k].time;
+		ne[k] = (double)r->res[k].nedge;
+		vt[k] = r->res[k].validate_time;
+	}
+	kstat_run sr = {
+		.scale = r->scale,
+		.edgefactor = r->edgefactor,
+		.nbfs = (int)n,
+		.generation_time = r->generation_time,
+		.nproc = r->size,
+		.construction_time = r->construction_time,
+		.time = t,
+		.nedge = ne,
+		.validate_time = r->o->validate ? vt : NULL,
+	};
+	r->hmean = kstat_harmonic_teps(t, ne, n);
+	if (!r->json_stdout)
+		kstat_print_block(stdout, &sr);
+	free(t);
+}
+
+static void cleanup(kbfs_run *r)
+{
+	if (r->ctx.b)
+		kbfs_ctx_free(&r->ctx);
+	if (r->tr.impl)
+		r->tr.teardown(&r->tr);
+	if (r->eng.impl)
+		r->eng.teardown(&r->eng);
+	for (size_t k = 0; k < r->nres; k++)
+		free(r->res[k].lv);
+	free(r->res);
+	free(r->inv);
+	free(r->hosts);
+	free(r->pred);
+	free(r->mypred);
+	free(r->orig_all);
+	free(r->order);
+	free(r->cnt);
+	if (r->b)
+		kpart_block_free(&r->blk);
+}
+
+int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o)
+{
+	kbfs_run run, *r = &run;
+	memset(r, 0, sizeof *r);
+	r->world = world;
+	r->o = o;
+	r->rank = kcomm_rank(world);
+	r->size = kcomm_size(world);
+	r->dir = dir;
+	r->json_stdout = o->json && !strcmp(o->json, "-");
+	int rc = pick_engine(r, o->engine);
+	if (!rc)
+		rc = check_grid(r, dir);
+	if (!rc)
+		rc = load(r, dir);
+	if (rc) {
+		cleanup(r);
+		return rc;
+	}
+	const kpart_block *b = r->b;
+	const kpart_grid *g = &b->g;
+	r->cnt = kmalloc(sizeof(size_t) * 2 * (size_t)r->size);
+	r->dsp = r->cnt + r->size;
+	for (int k = 0; k < r->size; k++) {
+		int i = k / g->C, j = k % g->C;
+		r->cnt[k] = (size_t)g->nb * 8;
+		r->dsp[k] = (size_t)(kpart_owned_first(g, i, j) * 8);
+	}
+	hosts(r);
+	set_threads(r, o->threads);
+	build_inverse(r);
+	rc = kbfs_choose_roots(r);
+	if (!rc) {
+		kbfs_engine_conf ec = {.threads = r->threads,
+				       .wire_cap = kbfs_wire_cap(b, o->exchange, o->compress),
+				       .device = kcomm_local_rank()};
+		rc = kcomm_agree(world, r->eng.setup(&r->eng, b, &ec));
+		if (!rc)
+			rc = kcomm_agree(world, r->tr.setup(&r->tr, world, g->R, g->C, &r->eng));
+		if (!rc) {
+			kbfs_ctx *x = &r->ctx;
+			kbfs_ctx_init(x, b, &r->eng, &r->tr);
+			x->direction = o->direction;
+			x->alpha = o->alpha;
+			x->beta = o->beta;
+			x->exchange = o->exchange;
+			x->compress = o->compress;
+			x->sv = o->sv;
+			x->wire_cap = ec.wire_cap;
+		}
+	}
+	if (rc) {
+		cleanup(r);
+		return rc;
+	}
+	if (o->validate || o->pred_out || o->depth_out) {
+		r->mypred = kmalloc((size_t)g->nb * 8);
+		if (o->validate || r->rank == 0)
+			r->pred = kmalloc(kmul((size_t)g->N, 8));
+		if (o->pred_out || o->depth_out || o->validate)
+			gather_orig(r);
+	}
+	if (r->rank == 0 && (o->pred_out || o->depth_out))
+		rc = kbfs_prepare_files(r);
+	rc = kcomm_agree(world, rc);
+	if (!rc && o->warmup && r->nres) {
+		r->ctx.root_label = r->res[0].input;
+		r->ctx.verbose = 0;
+		kbfs_search(&r->ctx, r->res[0].internal, r->res[0].tdeg);
+	}
+	r->ctx.verbose = o->verbose;
+	int failed = 0;
+	for (size_t k = 0; k < r->nres && !rc; k++) {
+		rc = run_one(r, k);
+		failed += !rc && o->validate && !r->res[k].valid;
+		if (!rc && r->rank == 0)
+			kinfo("root %zu/%zu %llu: %.6f s, nedge %llu, %.4g TEPS%s", k + 1, r->nres,
+			      (unsigned long long)r->res[k].input, r->res[k].time,
+			      (unsigned long long)r->res[k].nedge,
+			      r->res[k].time > 0 ? (double)r->res[k].nedge / r->res[k].time : 0.0,
+			      !o->validate ? "" : r->res[k].valid ? ", valid" : ", INVALID");
+	}
+	if (!rc && r->rank == 0) {
+		print_block(r);
+		if (o->json)
+			rc = kbfs_write_json(r);
+		if (!o->validate)
+			kinfo("validation skipped (--no-validate)");
+		else if (failed)
+			kerror("%d of %zu searches failed validation", failed, r->nres);
+	}
+	rc = kcomm_agree(world, rc);
+	if (!rc && failed)
+		rc = KEXIT_DATA;
+	cleanup(r);
+	return rc;
+}

@@ -1,0 +1,220 @@
+/*
+ * kengine: the two interfaces the 2D BFS level loop drives.
+ *
+ * The level loop of the search (expand, local step, fold, update, shared
+ * visited, termination, direction switch) is written once, in kbfs.c.  It
+ * never touches a bitmap itself: all state lives in an ENGINE (local
+ * compute: the CPU engine in kbfs_cpu.c now, a CUDA engine in gpu/ later)
+ * and every message between processors goes through a TRANSPORT (MPI in
+ * kbfs_xchg.c now, NCCL in gpu/ later).  Both are structs of function
+ * pointers filled by their implementation; the loop holds only opaque
+ * buffer handles, small descriptors and counters in host memory.
+ *
+ * Engine memory.  Buffers are named (enum kbfs_buf) and addressed through
+ * e->buf(); they may be device memory (e->device_memory), so the host
+ * never dereferences them.  A transport receives such addresses and either
+ * reaches them directly (NCCL, or MPI on host memory) or stages them
+ * through host memory with e->to_host / e->to_device.  Engine operations
+ * may run asynchronously; e->sync() waits for them, and every transport
+ * call starts with the engine's queued work complete (the MPI transport
+ * calls sync itself before touching memory).
+ *
+ * Geometry (kpart.h): nb vertices per block, nbw = nb / 64 bitmap words.
+ * Processor P(i,j) holds nrows = C*nb local rows (row segment m = block of
+ * P(i,m)) and ncols = R*nb local columns (column segment r = block of
+ * P(r,j)).  Bitmaps are arrays of u64 words, bit b of word w = index
+ * 64*w + b.
+ *
+ * Wire format.  An exchanged bitmap segment of nbw words is encoded by
+ * pack() into one of four forms, chosen per segment and per level; its
+ * descriptor (kbfs_desc, a u64 = bytes << 2 | form) travels ahead of it in
+ * a control exchange so the receiver can size and decode it:
+ *   KBFS_FMT_BITMAP  the nbw words as they are;
+ *   KBFS_FMT_RAW32   sorted offsets in the segment as little-endian u32;
+ *   KBFS_FMT_RAW64   the same as u64 (segments of 2^32 bits or more);
+ *   KBFS_FMT_VLQ     sorted offsets as gaps (first offset, then
+ *                    offset[k] - offset[k-1] - 1), each a little-endian
+ *                    base-128 varint (7 bits a byte, high bit = more).
+ * Segment s of a packed buffer starts at byte s * wire_cap.
+ *
+ * Predecessors.  During the search each local row keeps one packed u64,
+ * level << 48 | parent (global internal id), KBFS_NONE when not found here.
+ * A MIN reduction over the processor row gives each owner the entry with
+ * the smallest level: a valid BFS parent and the depth.  Hence the limits
+ * N <= 2^48 (scale <= 47) and depth <= KBFS_MAX_LEVEL.
+ *
+ * Who calls: kbfs.c only.  Implementations: kbfs_cpu.c (engine),
+ * kbfs_xchg.c (MPI transport and the host codec of the wire forms).
+ */
+#ifndef KENGINE_H
+#define KENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kcomm.h"
+#include "kpart.h"
+
+#define KBFS_PARENT_BITS 48
+#define KBFS_PARENT_MASK ((UINT64_C(1) << KBFS_PARENT_BITS) - 1)
+#define KBFS_MAX_LEVEL 0xFFFEu
+#define KBFS_NONE UINT64_MAX
+
+static inline uint64_t kbfs_packed(uint64_t level, uint64_t parent) { return level << KBFS_PARENT_BITS | parent; }
+static inline uint64_t kbfs_packed_parent(uint64_t p) { return p == KBFS_NONE ? KBFS_NONE : p & KBFS_PARENT_MASK; }
+static inline int64_t kbfs_packed_level(uint64_t p) { return p == KBFS_NONE ? -1 : (int64_t)(p >> KBFS_PARENT_BITS); }
+
+/* ---- wire forms ---- */
+enum kbfs_fmt { KBFS_FMT_BITMAP = 0, KBFS_FMT_RAW32 = 1, KBFS_FMT_RAW64 = 2, KBFS_FMT_VLQ = 3 };
+typedef uint64_t kbfs_desc;
+static inline kbfs_desc kbfs_desc_make(uint64_t bytes, int fmt) { return bytes << 2 | (uint64_t)fmt; }
+static inline uint64_t kbfs_desc_bytes(kbfs_desc d) { return d >> 2; }
+static inline int kbfs_desc_fmt(kbfs_desc d) { return (int)(d & 3); }
+
+/* How pack() chooses the form of a segment. */
+enum kbfs_xmode {
+	KBFS_X_BITMAP, /* always the bitmap */
+	KBFS_X_LIST,   /* always a list (VLQ, or raw when !compress) */
+	KBFS_X_AUTO,   /* whichever is smaller (ties: bitmap) */
+};
+
+/* How unpack() stores decoded segment s into dst. */
+enum kbfs_merge {
+	KBFS_M_SET,    /* dst words [s*nbw, (s+1)*nbw) = segment s */
+	KBFS_M_OR,     /* dst words [s*nbw, (s+1)*nbw) |= segment s */
+	KBFS_M_OR_ALL, /* dst words [0, nbw) = OR of all segments */
+};
+
+/* ---- engine ---- */
+enum kbfs_buf {
+	KBFS_FRONT,    /* nbw words: owned frontier (found at the last level) */
+	KBFS_OWNVIS,   /* nbw words: owned visited */
+	KBFS_RECV,     /* nbw words: rows of my block found anywhere this level */
+	KBFS_COLFRONT, /* R*nbw words: column frontier F (expand result) */
+	KBFS_ROWVIS,   /* C*nbw words: local-row visited (Bisson; SV keeps it shared) */
+	KBFS_ROWNEXT,  /* C*nbw words: local rows found by this step */
+	KBFS_XRECV,    /* C*nbw words: bitmap segments received by the fold */
+	KBFS_PL,       /* nrows u64: packed (level, parent) per local row */
+	KBFS_PRED,     /* nb u64: packed entry per owned vertex, after the MIN */
+	KBFS_WSEND,    /* max(R,C) * wire_cap bytes: packed segments to send */
+	KBFS_WRECV,    /* max(R,C) * wire_cap bytes: packed segments received */
+	KBFS_NBUF
+};
+
+typedef struct kbfs_engine_conf {
+	int threads;       /* host threads the engine may use (0: default) */
+	uint64_t wire_cap; /* bytes per packed segment (>= nbw * 8) */
+	int device;        /* device ordinal for device engines */
+} kbfs_engine_conf;
+
+/* Counters one engine call reports (this rank only). */
+typedef struct kbfs_step {
+	uint64_t found;    /* local step: rows newly set in ROWNEXT; update: owned vertices newly visited */
+	uint64_t examined; /* local step: adjacency entries read */
+	uint64_t tdeg;     /* update: sum of tdeg over the newly visited owned vertices */
+} kbfs_step;
+
+typedef struct kbfs_engine kbfs_engine;
+struct kbfs_engine {
+	const char *name;  /* "cpu", "cuda" */
+	int device_memory; /* buffers are device memory: stage for MPI */
+	void *impl;        /* the implementation's state */
+
+	/* Allocate buffers for block b (kept by pointer until teardown) and
+	 * copy the graph in.  Returns 0 or a KEXIT code after kerror(). */
+	int (*setup)(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *conf);
+	void (*teardown)(kbfs_engine *e);
+	/* Address of a buffer in engine memory. */
+	void *(*buf)(kbfs_engine *e, enum kbfs_buf which);
+
+	/* Start a search from global internal vertex root: all bitmaps clear,
+	 * PL all KBFS_NONE; the owner marks root in FRONT and OWNVIS; every
+	 * processor of the root's processor row marks its local row in ROWVIS
+	 * and sets PL = (0, root). */
+	void (*reset)(kbfs_engine *e, uint64_t root);
+	/* Local step at level (>= 1), reading COLFRONT and ROWVIS, writing
+	 * ROWNEXT (exactly the rows found now), ROWVIS and PL.  Top-down
+	 * walks the CSC columns of F; bottom-up scans the CSR row of every
+	 * unvisited local row and stops at the first neighbour in F. */
+	void (*top_down)(kbfs_engine *e, uint64_t level, kbfs_step *st);
+	void (*bottom_up)(kbfs_engine *e, uint64_t level, kbfs_step *st);
+	/* Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.
+	 * st->found = |new|, st->tdeg = sum of tdeg over new. */
+	void (*update)(kbfs_engine *e, kbfs_step *st);
+
+	/* Encode nseg segments of nbw words, segment s from src words
+	 * [s*nbw, (s+1)*nbw), into WSEND at s * wire_cap; desc[s] (host) gets
+	 * each one's descriptor.  A list that does not fit wire_cap falls back
+	 * to the bitmap. */
+	void (*pack)(kbfs_engine *e, enum kbfs_buf src, size_t nseg, enum kbfs_xmode mode, int compress,
+		     kbfs_desc *desc);
+	/* Decode nseg segments found at wire + s * stride bytes, described by
+	 * desc[s] (host), into dst with the given merge. */
+	void (*unpack)(kbfs_engine *e, enum kbfs_buf wire, size_t stride, size_t nseg, const kbfs_desc *desc,
+		       enum kbfs_buf dst, enum kbfs_merge merge);
+
+	/* Wait for queued work. */
+	void (*sync)(kbfs_engine *e);
+	/* Copies between host memory and engine memory, and within engine
+	 * memory (dst, src as returned by buf() plus offsets). */
+	void (*to_host)(kbfs_engine *e, void *host, const void *src, size_t bytes);
+	void (*to_device)(kbfs_engine *e, void *dst, const void *host, size_t bytes);
+	void (*copy)(kbfs_engine *e, void *dst, const void *src, size_t bytes);
+};
+
+/* ---- transport ---- */
+enum kbfs_axis {
+	KBFS_COL,   /* processor column: ranks with my j, ordered by i (R of them) */
+	KBFS_ROW,   /* processor row: ranks with my i, ordered by j (C of them) */
+	KBFS_WORLD, /* every rank, ordered by rank */
+};
+
+typedef struct kbfs_transport kbfs_transport;
+struct kbfs_transport {
+	const char *name; /* "mpi", "nccl" */
+	void *impl;
+
+	/* Build the row and column communicators of P(i,j) on an R x C grid;
+	 * data buffers will be engine memory of e.  Collective over world. */
+	int (*setup)(kbfs_transport *t, kcomm *world, int R, int C, kbfs_engine *e);
+	void (*teardown)(kbfs_transport *t);
+	int (*size)(kbfs_transport *t, enum kbfs_axis axis);
+	int (*rank)(kbfs_transport *t, enum kbfs_axis axis);
+
+	/* Data exchanges; send and recv are engine memory, sizes and
+	 * displacements are bytes (64-bit).  Block k of recv comes from (or
+	 * block k of send goes to) the rank k of axis. */
+	void (*allgather)(kbfs_transport *t, enum kbfs_axis axis, const void *send, size_t bytes, void *recv);
+	void (*allgatherv)(kbfs_transport *t, enum kbfs_axis axis, const void *send, size_t bytes, void *recv,
+			   const size_t *counts, const size_t *displs);
+	void (*alltoall)(kbfs_transport *t, enum kbfs_axis axis, const void *send, size_t bytes_each, void *recv);
+	void (*alltoallv)(kbfs_transport *t, enum kbfs_axis axis, const void *send, const size_t *scounts,
+			  const size_t *sdispls, void *recv, const size_t *rcounts, const size_t *rdispls);
+	/* Element-wise MIN of every rank's send (size * n_each u64); rank k
+	 * of axis gets block k in recv (n_each u64). */
+	void (*reduce_scatter_min_u64)(kbfs_transport *t, enum kbfs_axis axis, const uint64_t *send, uint64_t *recv,
+				       size_t n_each);
+
+	/* Control exchanges on small host arrays (descriptors, counters). */
+	void (*ctl_allgather_u64)(kbfs_transport *t, enum kbfs_axis axis, uint64_t v, uint64_t *all);
+	void (*ctl_alltoall_u64)(kbfs_transport *t, enum kbfs_axis axis, const uint64_t *send, uint64_t *recv);
+	void (*ctl_allreduce_sum_u64)(kbfs_transport *t, enum kbfs_axis axis, uint64_t *v, size_t n);
+	void (*barrier)(kbfs_transport *t, enum kbfs_axis axis);
+};
+
+/* The implementations in libcommon (fill *e / *t; no allocation yet). */
+void kbfs_engine_cpu(kbfs_engine *e);
+void kbfs_transport_mpi(kbfs_transport *t);
+
+/* Host codec of the wire forms (kbfs_xchg.c), for host engines and tests. */
+/* Encode nwords bitmap words as mode says into out (cap bytes); returns the
+ * descriptor.  Never writes more than cap bytes (cap >= nwords * 8). */
+kbfs_desc kbfs_encode(const uint64_t *bm, size_t nwords, enum kbfs_xmode mode, int compress, uint8_t *out,
+		      size_t cap);
+/* Decode a segment into bm (nwords) with OR (or replace when set). */
+void kbfs_decode(const uint8_t *in, kbfs_desc d, uint64_t *bm, size_t nwords, int set);
+/* Base-128 varints. */
+size_t kbfs_vlq_put(uint8_t *p, uint64_t v);
+size_t kbfs_vlq_get(const uint8_t *p, const uint8_t *end, uint64_t *v);
+
+#endif

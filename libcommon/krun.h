@@ -1,0 +1,32 @@
+/*
+ * krun: kbfs run reports (the JSON that `kbfs --json` writes), read back by
+ * kstat: the Graph500 block recomputed from the per-root figures with the
+ * same code kbfs uses (kstat_print_block), the per-level breakdown as a
+ * stacked-bar SVG, and, given several runs, TEPS against the number of ranks.
+ */
+#ifndef KRUN_H
+#define KRUN_H
+
+#include <stdio.h>
+
+#include "kjson.h"
+
+typedef struct krun {
+	char *path;
+	kjson_value *doc;
+} krun;
+
+/* Read and parse PATH; checks it is a kbfs run.  0 or a KEXIT code. */
+int krun_load(const char *path, krun *r);
+void krun_free(krun *r);
+/* The Graph500 block of one run. */
+int krun_print_block(FILE *fp, const krun *r);
+/* One JSON object per run with the block's figures. */
+int krun_print_json(FILE *fp, const krun *runs, size_t n);
+/* Per-level breakdown (mean over roots of each phase's time per level) of
+ * the first run and, when n > 1, harmonic-mean TEPS against ranks. */
+int krun_svg(FILE *fp, const krun *runs, size_t n);
+/* 1 if the file starts (after white space) with '{'. */
+int krun_looks_like_json(const char *path);
+
+#endif

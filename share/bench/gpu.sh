@@ -1,0 +1,187 @@
+#!/bin/bash
+# gpu.sh: kbfs --engine cuda on Kronecker graphs: generation, partition and
+# 64 validated searches per scale, as a table.  Builds nothing: run `make`
+# first.  Run from anywhere; files go to $KBFS_BENCH_DIR (default
+# /tmp/kbfs-bench: scale 26 needs ~30 GB of local disk) and results (a
+# table, each run's stdout/stderr and kbfs JSON) to ${OUT:-share/bench/out}.
+#
+#   share/bench/gpu.sh [SCALE...]           scales (default 20 22 24 26), grid 1x1, one GPU
+#   share/bench/gpu.sh --ablation SCALE     each optimisation off in turn (grid: --grid, default 1x1)
+#   share/bench/gpu.sh --two-gpu [SCALE...] grids 1x2 and 2x1 on two GPUs against 1x1 (default 24)
+# Options: --grid RxC (ablation grid), --roots N (default 64), --fresh
+# (regenerate graphs and partitions), --keep (keep generated files; the
+# default keeps them too, delete $KBFS_BENCH_DIR yourself).
+# Environment: KBFS_BENCH_DIR, OUT, THREADS (default nproc), KBFS_BENCH_ENGINE
+# (default cuda; cpu for a comparison row), KBFS_BENCH_GPUS (CUDA_VISIBLE_DEVICES), KBFS_ARGS
+# (extra kbfs options for every run).
+set -u
+set -o pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$TOP/bin
+export PATH=$BIN:$PATH
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+WORK=${KBFS_BENCH_DIR:-/tmp/kbfs-bench}
+OUTD=${OUT:-$TOP/share/bench/out}
+THREADS=${THREADS:-$(nproc)}
+ENGINE=${KBFS_BENCH_ENGINE:-cuda}
+ROOTS=64
+MODE=scales
+GRID=1x1
+FRESH=0
+SCALES=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--ablation) MODE=ablation; shift; [ $# -gt 0 ] && SCALES+=("$1") ;;
+	--two-gpu) MODE=two ;;
+	--grid) shift; GRID=$1 ;;
+	--roots) shift; ROOTS=$1 ;;
+	--fresh) FRESH=1 ;;
+	--keep) ;;
+	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+	[0-9]*) SCALES+=("$1") ;;
+	*) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+if [ ${#SCALES[@]} -eq 0 ]; then
+	case $MODE in
+	scales) SCALES=(20 22 24 26) ;;
+	ablation) SCALES=(24) ;;
+	two) SCALES=(24) ;;
+	esac
+fi
+for p in kgen kpart kbfs; do
+	[ -x "$BIN/$p" ] || { echo "gpu.sh: $BIN/$p missing: run make first" >&2; exit 3; }
+done
+command -v nvidia-smi >/dev/null && nvidia-smi -L | grep -q GPU || { echo "gpu.sh: no GPU visible" >&2; exit 4; }
+mkdir -p "$WORK" "$OUTD"
+TABLE=$OUTD/gpu-bench-$MODE.txt
+{
+	echo "# gpu.sh $MODE ${SCALES[*]} on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "# $(kbfs --version 2>&1 | tr '\n' ' ')"
+	nvidia-smi -L | sed 's/^/# /'
+	echo "# threads $THREADS, roots $ROOTS, work dir $WORK"
+} | tee "$TABLE"
+wired=0
+kbfs --help 2>&1 | grep -q -- '--kernel' && wired=1
+[ $wired = 1 ] || echo "# note: kbfs has no --kernel/--transport yet: kernel and transport variants are skipped" | tee -a "$TABLE"
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# gen SCALE: $WORK/sS.kg, sets GEN_S (seconds, or "cached")
+gen() {
+	local s=$1 f=$WORK/s$1.kg
+	GEN_S=cached
+	if [ $FRESH = 1 ] || [ ! -s "$f" ]; then
+		local t0
+		t0=$(now)
+		OMP_NUM_THREADS=$THREADS kgen -q -s "$s" -o "$f.tmp" --force && mv "$f.tmp" "$f" || { echo "gpu.sh: kgen -s $s failed" >&2; exit 1; }
+		GEN_S=$(secs "$t0" "$(now)")
+	fi
+}
+# partition SCALE RxC: $WORK/sS-RxC, sets PART_S
+partition() {
+	local s=$1 g=$2 d=$WORK/s$1-$2
+	PART_S=cached
+	if [ $FRESH = 1 ] || [ ! -f "$d/manifest" ]; then
+		local t0
+		t0=$(now)
+		OMP_NUM_THREADS=$THREADS kpart -q -R "${g%x*}" -C "${g#*x}" --force -o "$d" "$WORK/s$s.kg" ||
+			{ echo "gpu.sh: kpart $g scale $s failed" >&2; exit 1; }
+		PART_S=$(secs "$t0" "$(now)")
+	fi
+	PART=$d
+}
+# search NAME RxC NGPU KBFS-ARGS...: one kbfs run, appends a table row
+search() {
+	local name=$1 g=$2 ngpu=$3
+	shift 3
+	local np=$((${g%x*} * ${g#*x})) log=$OUTD/$name
+	local cvd
+	cvd=$(seq -s, 0 $((ngpu - 1)))
+	local t0 rc
+	t0=$(now)
+	if [ "$np" -eq 1 ]; then
+		CUDA_VISIBLE_DEVICES=${KBFS_BENCH_GPUS:-$cvd} OMP_NUM_THREADS=$THREADS \
+			kbfs --engine "$ENGINE" -v --json "$log.json" "$@" ${KBFS_ARGS:-} "$PART" >"$log.out" 2>"$log.err"
+	else
+		CUDA_VISIBLE_DEVICES=${KBFS_BENCH_GPUS:-$cvd} OMP_NUM_THREADS=$((THREADS / np > 0 ? THREADS / np : 1)) \
+			mpirun --allow-run-as-root --oversubscribe -np "$np" -x CUDA_VISIBLE_DEVICES -x OMP_NUM_THREADS \
+			kbfs --engine "$ENGINE" -v --json "$log.json" "$@" ${KBFS_ARGS:-} "$PART" >"$log.out" 2>"$log.err"
+	fi
+	rc=$?
+	local wall
+	wall=$(secs "$t0" "$(now)")
+	local hm mt mv
+	hm=$(awk '/harmonic_mean_TEPS/ { print $NF }' "$log.out" | head -1)
+	mt=$(awk '/^bfs  mean_time:/ { print $NF }' "$log.out" | head -1)
+	mv=$(awk '/^bfs  mean_validate:/ { print $NF }' "$log.out" | head -1)
+	local status=ok
+	[ $rc -eq 0 ] || status="FAIL(exit $rc)"
+	awk -v n="$name" -v s="$SCALE" -v g="$g" -v ng="$ngpu" -v hm="${hm:-0}" -v mt="${mt:-0}" -v mv="${mv:--}" \
+		-v gs="$GEN_S" -v ps="$PART_S" -v w="$wall" -v st="$status" -v a="$*" 'BEGIN {
+		printf "%-28s %5s %5s %4s %10.3f %10.3f %10s %8s %8s %8s  %-10s %s\n", n, s, g, ng, hm / 1e9, mt * 1e3,
+			(mv == "-" ? "-" : sprintf("%.3f", mv)), gs, ps, w, st, a }' | tee -a "$TABLE"
+	[ $rc -eq 0 ] || sed 's/^/#   /' "$log.err" | tail -5 | tee -a "$TABLE"
+}
+header() {
+	printf "%-28s %5s %5s %4s %10s %10s %10s %8s %8s %8s  %-10s %s\n" run scale grid gpus GTEPS "BFS ms" \
+		"valid. s" "gen s" "part s" "kbfs s" status options | tee -a "$TABLE"
+}
+
+case $MODE in
+scales)
+	header
+	for SCALE in "${SCALES[@]}"; do
+		gen "$SCALE"
+		partition "$SCALE" 1x1
+		[ $wired = 1 ] && kbfs --engine cuda --dry-run "$PART" >"$OUTD/s$SCALE-dry-run.txt" 2>&1
+		search "s$SCALE-1x1" 1x1 1 -n "$ROOTS"
+	done
+	;;
+ablation)
+	SCALE=${SCALES[0]}
+	header
+	gen "$SCALE"
+	partition "$SCALE" "$GRID"
+	ng=1
+	[ "$GRID" != 1x1 ] && [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] && ng=2
+	[ "$GRID" = 1x1 ] && echo "# grid 1x1 exchanges nothing: --exchange, --no-compress and --no-sv change nothing there (use --grid 1x2)" | tee -a "$TABLE"
+	search "s$SCALE-$GRID-baseline" "$GRID" $ng -n "$ROOTS"
+	search "s$SCALE-$GRID-top-down" "$GRID" $ng -n "$ROOTS" --no-validate --direction top-down
+	search "s$SCALE-$GRID-bottom-up" "$GRID" $ng -n "$ROOTS" --no-validate --direction bottom-up
+	search "s$SCALE-$GRID-x-bitmap" "$GRID" $ng -n "$ROOTS" --no-validate --exchange bitmap
+	search "s$SCALE-$GRID-x-list" "$GRID" $ng -n "$ROOTS" --no-validate --exchange list
+	search "s$SCALE-$GRID-no-compress" "$GRID" $ng -n "$ROOTS" --no-validate --no-compress
+	search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
+	if [ $wired = 1 ]; then
+		for k in lb merrill vertex vbfs; do
+			search "s$SCALE-$GRID-kernel-$k" "$GRID" $ng -n "$ROOTS" --no-validate --kernel $k
+		done
+		for k in 8 32 128; do
+			search "s$SCALE-$GRID-vbfs-k$k" "$GRID" $ng -n "$ROOTS" --no-validate --kernel vbfs --vbfs-k $k
+		done
+		[ "$GRID" != 1x1 ] && search "s$SCALE-$GRID-transport-mpi" "$GRID" $ng -n "$ROOTS" --no-validate --transport mpi
+	fi
+	;;
+two)
+	[ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] || { echo "gpu.sh: --two-gpu needs two GPUs" >&2; exit 4; }
+	header
+	for SCALE in "${SCALES[@]}"; do
+		gen "$SCALE"
+		partition "$SCALE" 1x1
+		search "s$SCALE-1x1" 1x1 1 -n "$ROOTS"
+		for g in 1x2 2x1; do
+			GEN_S=cached
+			partition "$SCALE" "$g"
+			search "s$SCALE-$g" "$g" 2 -n "$ROOTS"
+			[ $wired = 1 ] && search "s$SCALE-$g-mpi" "$g" 2 -n "$ROOTS" --no-validate --transport mpi
+		done
+		GEN_S=cached
+		partition "$SCALE" 2x2
+		search "s$SCALE-2x2-2gpu" 2x2 2 -n "$ROOTS" --no-validate
+	done
+	;;
+esac
+echo "# table: $TABLE; logs and JSON: $OUTD" | tee -a "$TABLE"

@@ -1,0 +1,168 @@
+#!/bin/bash
+# CUDA engine on one GPU (ranks of a grid share it): the engine against the
+# CPU engine through the level loop (tests/gpu/test_engine) on grids 1x1,
+# 1x2, 2x1, 2x2 at scales 10-14 for every kernel, exchange mode, direction,
+# compression and shared-visited setting; the rare paths (frontier pieces,
+# u64 offsets, u64 indices, warp/thread bottom-up split, vbfs K, the NCCL
+# transport falling back to MPI on a shared GPU); then kbfs --engine cuda
+# itself: every tree validates and every depth equals --engine cpu's; the
+# memory plan (--dry-run, the refusal before allocating), -v reports.
+# Two GPUs: t0630-gpu-multi.sh.  Sanitizers: t0620.  Codec: t0610.
+# With OUT set, every sub-run's log is kept under $OUT/gpu-tests/.
+. "$(dirname "$0")/lib.sh"
+need_gpu
+. "$TOP/tests/gpu/lib-gpu.sh"
+gpu_only 1
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+build_gpu_tests || { echo "Bail out! cannot build the CUDA test programs"; exit 1; }
+
+SCALES="10 11 12 13 14"
+GRIDS=1x1
+have_mpi && GRIDS="1x1 1x2 2x1 2x2"
+KERNELS="lb merrill vertex vbfs"
+
+# ---- 1. the engine against the CPU engine (full matrix at scale 12) ----
+for g in $GRIDS; do
+	for s in $SCALES; do
+		cfg=quick
+		[ "$s" = 12 ] && cfg=full
+		part "$s" "$g"
+		sub_tap "engine $g scale $s, $cfg configurations, all kernels" \
+			prun "$g" "$TB/test_engine" --configs "$cfg" --roots 4 "$PART"
+	done
+done
+
+# ---- 2. rare paths, scale 12 ----
+RARE=1x1
+have_mpi && RARE="1x1 2x2"
+for g in $RARE; do
+	part 12 "$g"
+	P12=$PART
+	sub_tap "engine $g: frontier in pieces of 1 word (KBFS_CUDA_TD_CHUNK=1)" \
+		prun "$g" env KBFS_CUDA_TD_CHUNK=1 "$TB/test_engine" --configs quick --roots 3 "$P12"
+	sub_tap "engine $g: pieces of 3 words" \
+		prun "$g" env KBFS_CUDA_TD_CHUNK=3 "$TB/test_engine" --configs quick --roots 3 --kernels lb,vbfs "$P12"
+	sub_tap "engine $g: u64 offsets on the device (KBFS_CUDA_OFF64=1)" \
+		prun "$g" env KBFS_CUDA_OFF64=1 "$TB/test_engine" --configs quick --roots 3 "$P12"
+	part 12 "$g" --wide
+	sub_tap "engine $g: u64 local indices (kpart --wide)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 "$PART"
+	sub_tap "engine $g: u64 indices and offsets, pieces of 2 words" \
+		prun "$g" env KBFS_CUDA_OFF64=1 KBFS_CUDA_TD_CHUNK=2 "$TB/test_engine" --configs quick --roots 3 "$PART"
+	sub_tap "engine $g: bottom-up warp per row everywhere (--bu-split 0)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-split 0 "$P12"
+	sub_tap "engine $g: bottom-up thread per row everywhere (--bu-split 1000000)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-split 1000000 "$P12"
+	sub_tap "engine $g: vbfs K=1" prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels vbfs --vbfs-k 1 "$P12"
+	sub_tap "engine $g: vbfs K=7" prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels vbfs --vbfs-k 7 "$P12"
+	part 12 "$g" --relabel degree
+	sub_tap "engine $g: degree-relabelled partition" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 "$PART"
+	if grep -q 'KBUILD_NCCL 1' "$TOP/build/kbuild.h"; then
+		sub_tap "engine $g: --transport nccl on one GPU (axes fall back to MPI)" \
+			prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --transport nccl "$P12"
+	else
+		skip "engine $g: no NCCL in this build"
+	fi
+done
+
+# ---- 3. kbfs --engine cuda end to end ----
+if ! kbfs_wired; then
+	_n=$((_n + 1))
+	echo "not ok $_n - kbfs --help lists --kernel and --transport (wire gpu/kgpu.h's options into cmd/kbfs.c: see gpu/kgpu.h)"
+	_failed=$((_failed + 1))
+	done_testing
+	exit
+fi
+
+# kb RxC ARGS...: kbfs on the grid's ranks
+kb() {
+	local g=$1
+	shift
+	prun "$g" kbfs "$@"
+}
+# same_depths A B: the depth files of two runs are identical (and there are some)
+same_depths() {
+	local f n=0
+	for f in "$1"/depth-*.txt; do
+		[ -f "$f" ] || return 1
+		cmp -s "$f" "$2/$(basename "$f")" || { echo "#   $(basename "$f") differs"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
+
+for s in $SCALES; do
+	part "$s" 1x1
+	rm -rf "$T/cpu$s"
+	run_ok "kbfs --engine cpu scale $s (reference depths)" kb 1x1 --engine cpu -n 8 --depth-out "$T/cpu$s" "$PART"
+done
+# every grid and scale with the default kernel; every kernel at scale 12
+for g in $GRIDS; do
+	for s in $SCALES; do
+		part "$s" "$g"
+		ks=lb
+		[ "$s" = 12 ] && ks=$KERNELS
+		for k in $ks; do
+			rm -rf "$T/d"
+			run_ok "kbfs --engine cuda --kernel $k $g scale $s: 8 trees validate" \
+				kb "$g" --engine cuda --kernel "$k" -n 8 --depth-out "$T/d" "$PART"
+			keep_log "kbfs-$g-s$s-$k" "$T/err"
+			ok "kbfs cuda $k $g scale $s: depths equal --engine cpu's" same_depths "$T/d" "$T/cpu$s"
+		done
+	done
+done
+# exchange x direction (and no-compress, no-sv) on the square grids, scale 12
+MATRIX=1x1
+have_mpi && MATRIX="1x1 2x2"
+for g in $MATRIX; do
+	part 12 "$g"
+	for x in bitmap list auto; do
+		for d in top-down bottom-up auto; do
+			for extra in "" "--no-compress" "--no-sv"; do
+				[ -n "$extra" ] && [ "$x$d" != autoauto ] && [ "$x$d" != listbottom-up ] && continue
+				rm -rf "$T/d"
+				run_ok "kbfs cuda $g scale 12 --exchange $x --direction $d $extra: trees validate" \
+					kb "$g" --engine cuda --exchange "$x" --direction "$d" $extra -n 4 --depth-out "$T/d" "$PART"
+				ok "kbfs cuda $g --exchange $x --direction $d $extra: depths equal cpu's" same_depths "$T/d" "$T/cpu12"
+			done
+		done
+	done
+done
+if have_mpi; then
+	for g in 1x2 2x2; do
+		part 12 "$g"
+		for tr in mpi nccl; do
+			rm -rf "$T/d"
+			run_ok "kbfs cuda $g scale 12 --transport $tr on one GPU" \
+				kb "$g" --engine cuda --transport "$tr" -n 4 --depth-out "$T/d" "$PART"
+			ok "kbfs cuda $g --transport $tr: depths equal cpu's" same_depths "$T/d" "$T/cpu12"
+		done
+	done
+fi
+
+# --engine auto takes the GPU; -v reports it and NCCL_NVLS_ENABLE
+part 12 1x1
+run_ok "kbfs --engine auto -v" kb 1x1 --engine auto -v -n 2 "$PART"
+stderr_has "GPU" "kbfs -v names the GPU"
+stderr_has "GPU-" "kbfs -v gives the GPU's UUID"
+if have_mpi; then
+	part 12 1x2
+	run_ok "kbfs --engine cuda --transport nccl -v (1x2)" kb 1x2 --engine cuda --transport nccl -v -n 2 "$PART"
+	stderr_has "NCCL_NVLS_ENABLE=0" "kbfs -v logs NCCL_NVLS_ENABLE=0"
+fi
+run_ok "kbfs --json records the GPU" kb 1x1 --engine cuda -n 2 --json "$T/j.json" "$PART"
+ok "the JSON names the GPU's UUID" grep -q 'GPU-' "$T/j.json"
+
+# memory plan: --dry-run prints it; a run that does not fit stops before allocating
+run_ok "kbfs --engine cuda --dry-run" kb 1x1 --engine cuda --dry-run "$PART"
+ok "--dry-run prints the arrays and the free memory" sh -c "grep -q colidx '$T/out' && grep -q free '$T/out'"
+must_fail 4 "a GPU with too little free memory: exit 4 before allocating" \
+	env KBFS_CUDA_FREE_BYTES=1000000 kbfs --engine cuda -n 1 "$PART"
+stderr_has "does not fit" "the refusal names the array that does not fit"
+stderr_has "use more ranks or a larger grid" "the refusal says what to do"
+
+# usage errors
+must_fail 2 "--kernel nonsense is a usage error" kbfs --engine cuda --kernel nonsense "$PART"
+must_fail 2 "--vbfs-k 0 is a usage error" kbfs --engine cuda --kernel vbfs --vbfs-k 0 "$PART"
+done_testing
