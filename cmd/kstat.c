@@ -3,7 +3,9 @@
 #include "kio.h"
 #include "klog.h"
 #include "kopt.h"
+#include "kpart.h"
 #include "krun.h"
+#include "ksvg.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -14,16 +16,19 @@ static _Noreturn void usage(FILE *fp, int status)
 {
 	fprintf(fp,
 		"Usage: kstat [--json] [--svg FILE] EDGEFILE|-\n"
+		"       kstat [--json] [--svg FILE] PARTITION-DIR\n"
 		"       kstat [--json] [--svg FILE] RUN.json...\n"
 		"\n"
 		"Report on an edge file: vertices, edges, self-loops, duplicate edges,\n"
 		"isolated vertices, maximum degree and a log2 degree histogram.\n"
+		"Report on a partition (kpart): per-rank sizes, imbalance, device memory.\n"
 		"Report on kbfs runs (kbfs --json): the Graph500 statistics block of each.\n"
 		"\n"
 		"Options:\n"
 		"      --json         machine-readable output (JSON) on stdout\n"
 		"      --svg FILE     also draw as SVG: the degree distribution (log-log) of\n"
-		"                     an edge file; the per-level time breakdown of one run;\n"
+		"                     an edge file; the edges per rank of a partition as a\n"
+		"                     heat map; the per-level time breakdown of one run;\n"
 		"                     harmonic-mean TEPS against ranks for several runs\n");
 	kopt_common_help(fp);
 	exit(status);
@@ -40,6 +45,31 @@ static int write_svg(const char *svg, const char *path, const kgraph_stats *s)
 		return KEXIT_IO;
 	}
 	return kio_commit(o);
+}
+
+static int part_main(const char *dir, int json, const char *svg)
+{
+	int rc = kpart_report(dir, stdout, json);
+	if (!rc && svg) {
+		double *vals;
+		int R, C;
+		rc = kpart_heatmap_values(dir, &vals, &R, &C);
+		if (!rc) {
+			kio_out *o = kio_open_out(svg, 0, 0);
+			char title[512];
+			snprintf(title, sizeof title, "Edges per rank of %s (%d x %d)", dir, R, C);
+			rc = o ? ksvg_heatmap(kio_out_file(o), title, "grid column j", "grid row i", (size_t)R,
+					      (size_t)C, vals)
+			       : KEXIT_IO;
+			if (o && rc)
+				kio_abort(o);
+			else if (o)
+				rc = kio_commit(o);
+			free(vals);
+		}
+	}
+	int rc2 = kio_close_stdout();
+	return rc ? rc : rc2;
 }
 
 static int runs_main(int n, char **paths, int json, const char *svg)
@@ -96,6 +126,12 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		kopt_usage_error("give an edge file ('-' for standard input)");
+	struct stat st;
+	if (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (argc - optind > 1)
+			kopt_usage_error("one partition at a time");
+		return part_main(argv[optind], json, svg);
+	}
 	if (krun_looks_like_json(argv[optind]))
 		return runs_main(argc - optind, argv + optind, json, svg);
 	if (argc - optind > 1)
