@@ -1,6 +1,7 @@
 /* kbfs: distributed 2D breadth-first search on a partition (see kbfs(1)). */
 #include "kbfs.h"
 #include "kcomm.h"
+#include "kgpu.h"
 #include "kio.h"
 #include "klog.h"
 #include "kopt.h"
@@ -29,8 +30,17 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --exchange X      bitmap, list or auto (default auto)\n"
 		"      --no-compress     send lists as raw offsets instead of gap + VLQ\n"
 		"      --no-sv           do not share visited rows along the processor row\n"
-		"      --engine E        cpu, cuda or auto (default auto)\n"
+		"      --engine E        cpu, cuda or auto (default auto: cuda if every rank has a GPU)\n"
+		"CUDA engine (the cpu engine ignores these):\n"
+		"      --kernel K        top-down kernel: lb, merrill, vertex or vbfs (default lb)\n"
+		"      --vbfs-k K        edges per virtual vertex of --kernel vbfs (1 to 1048576; 32)\n"
+		"      --gpu N           use device N (default: node-local rank modulo visible GPUs)\n"
+		"      --bu-split N      bottom-up: rows with more than N entries get a warp (32)\n"
+		"      --transport T     auto, mpi or nccl (default auto: nccl when built in;\n"
+		"                        nccl needs the cuda engine)\n"
 		"Output:\n"
+		"      --dry-run         print the memory each rank needs (and whether it fits on\n"
+		"                        its GPU), then exit without searching\n"
 		"      --no-validate     skip the Graph500 validation of each tree\n"
 		"      --json FILE       write the run's record as JSON ('-' = stdout, no block)\n"
 		"      --pred-out DIR    write DIR/pred-ROOT.txt (or .bin) per root\n"
@@ -42,7 +52,7 @@ static _Noreturn void usage(FILE *fp, int status)
 
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
-	O_PRED, O_PFMT, O_DEPTH, O_THREADS
+	O_PRED, O_PFMT, O_DEPTH, O_THREADS, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_TRANSPORT, O_DRYRUN
 };
 
 static const struct option long_opts[] = {
@@ -54,7 +64,10 @@ static const struct option long_opts[] = {
 	{"engine", required_argument, 0, O_ENGINE}, {"no-validate", no_argument, 0, O_NOVAL},
 	{"json", required_argument, 0, O_JSON},   {"pred-out", required_argument, 0, O_PRED},
 	{"pred-format", required_argument, 0, O_PFMT}, {"depth-out", required_argument, 0, O_DEPTH},
-	{"threads", required_argument, 0, O_THREADS}, {"quiet", no_argument, 0, 'q'},
+	{"threads", required_argument, 0, O_THREADS}, {"kernel", required_argument, 0, O_KERNEL},
+	{"vbfs-k", required_argument, 0, O_VBFSK}, {"gpu", required_argument, 0, O_GPU},
+	{"bu-split", required_argument, 0, O_BUSPLIT}, {"transport", required_argument, 0, O_TRANSPORT},
+	{"dry-run", no_argument, 0, O_DRYRUN},    {"quiet", no_argument, 0, 'q'},
 	{"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
 	{"version", no_argument, 0, 'V'},         {0, 0, 0, 0}};
 
@@ -69,6 +82,7 @@ int main(int argc, char **argv)
 	static const char *const xchg[] = {"bitmap", "list", "auto", NULL};
 	static const char *const engines[] = {"cpu", "cuda", "auto", NULL};
 	static const char *const pfmt[] = {"text", "bin", NULL};
+	static const char *const transports[] = {"auto", "mpi", "nccl", NULL}; /* enum kbfs_transport_kind */
 	uint64_t *roots = NULL;
 	size_t nroots = 0;
 	int c;
@@ -98,6 +112,16 @@ int main(int argc, char **argv)
 		case O_PFMT: o.pred_binary = kopt_choice("--pred-format", optarg, pfmt); break;
 		case O_DEPTH: o.depth_out = optarg; break;
 		case O_THREADS: o.threads = (int)kopt_u64("--threads", optarg, 1, 4096); break;
+		case O_KERNEL:
+			o.gpu.kernel = kgpu_kernel_parse(optarg);
+			if (o.gpu.kernel < 0)
+				kopt_usage_error("--kernel: '%s' is not one of %s", optarg, kgpu_kernel_names());
+			break;
+		case O_VBFSK: o.gpu.vbfs_k = (int)kopt_u64("--vbfs-k", optarg, 1, 1 << 20); break;
+		case O_GPU: o.gpu.gpu = (int)kopt_u64("--gpu", optarg, 0, 1 << 16); break;
+		case O_BUSPLIT: o.gpu.bu_split = (int)kopt_u64("--bu-split", optarg, 0, 1 << 20); break;
+		case O_TRANSPORT: o.transport = kopt_choice("--transport", optarg, transports); break;
+		case O_DRYRUN: o.dry_run = 1; break;
 		case 'q': klog_set_quiet(1); break;
 		case 'v': klog_set_verbose(1); o.verbose = 1; break;
 		case 'h': usage(stdout, 0);
@@ -118,6 +142,8 @@ int main(int argc, char **argv)
 		kopt_usage_error("one partition directory at a time");
 	if (o.nroots_set && (nroots || o.roots_file))
 		kopt_usage_error("-n draws roots; it cannot be combined with -r or --roots");
+	if (o.engine == KBFS_ENGINE_CPU && o.transport == KBFS_TRANSPORT_NCCL)
+		kopt_usage_error("--transport nccl needs the CUDA engine (not --engine cpu)");
 	o.roots = roots;
 	o.nroots_given = nroots;
 	kcomm *world = kcomm_init(&argc, &argv, 0);

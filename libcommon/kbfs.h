@@ -22,10 +22,13 @@
 
 #include "kcomm.h"
 #include "kengine.h"
+#include "kgpu.h"
 #include "kpart.h"
 
 enum kbfs_dir { KBFS_DIR_AUTO, KBFS_DIR_TD, KBFS_DIR_BU };
 enum kbfs_engine_kind { KBFS_ENGINE_CPU, KBFS_ENGINE_CUDA, KBFS_ENGINE_AUTO };
+/* --transport: auto = NCCL when the CUDA engine runs and NCCL is built in */
+enum kbfs_transport_kind { KBFS_TRANSPORT_AUTO, KBFS_TRANSPORT_MPI, KBFS_TRANSPORT_NCCL };
 enum kbfs_phase { KBFS_PH_EXPAND, KBFS_PH_LOCAL, KBFS_PH_FOLD, KBFS_PH_UPDATE, KBFS_PH_SV, KBFS_PH_ALLREDUCE,
 		  KBFS_NPHASE };
 enum kbfs_xchg { KBFS_XG_EXPAND, KBFS_XG_FOLD, KBFS_XG_SV, KBFS_NXCHG };
@@ -95,6 +98,9 @@ typedef struct kbfs_opts {
 	int pred_binary;
 	const char *depth_out;    /* --depth-out DIR */
 	int engine;               /* enum kbfs_engine_kind */
+	kgpu_opts gpu;            /* CUDA engine: --kernel, --vbfs-k, --gpu, --bu-split (ignored by cpu) */
+	int transport;            /* enum kbfs_transport_kind */
+	int dry_run;              /* --dry-run: print the memory plan, search nothing */
 	int threads;              /* 0: one core per rank */
 	int verbose;
 	int argc;
@@ -104,5 +110,8 @@ typedef struct kbfs_opts {
 void kbfs_opts_default(kbfs_opts *o);
 /* Run the kbfs program on partition dir; returns the exit status. */
 int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o);
+/* The GPUs of the current run, one per rank in rank order (rank 0, after
+ * the engine is set up; *n = 0 with the CPU engine), for the JSON record. */
+const kgpu_devinfo *kbfs_run_gpus(size_t *n);
 
 #endif

@@ -121,6 +121,29 @@ int kbfs_write_files(kbfs_run *r, const kbfs_root *rt)
 static const char *const phase_names[KBFS_NPHASE] = {"expand", "local", "fold", "update", "sv", "allreduce"};
 static const char *const xchg_names[KBFS_NXCHG] = {"expand", "fold", "sv"};
 static const char *const xmode_names[] = {"bitmap", "list", "auto"};
+static const char *const transport_names[] = {"auto", "mpi", "nccl"}; /* enum kbfs_transport_kind */
+
+/* "gpus": the GPU of every rank (empty with the CPU engine) */
+static void json_gpus(kjson_writer *w)
+{
+	size_t n = 0;
+	const kgpu_devinfo *d = kbfs_run_gpus(&n);
+	kjson_key(w, "gpus");
+	kjson_begin_array(w);
+	for (size_t k = 0; k < n; k++) {
+		kjson_begin_object(w);
+		kjson_kv_int(w, "rank", d[k].rank);
+		kjson_kv_string(w, "host", d[k].host);
+		kjson_kv_int(w, "gpu", d[k].gpu);
+		kjson_kv_string(w, "name", d[k].name);
+		kjson_kv_string(w, "uuid", d[k].uuid);
+		kjson_kv_string(w, "pci", d[k].pci);
+		kjson_kv_int(w, "sharers", d[k].sharers);
+		kjson_kv_uint(w, "memory_bytes", d[k].total_bytes);
+		kjson_end_object(w);
+	}
+	kjson_end_array(w);
+}
 
 static void json_level(kjson_writer *w, const kbfs_level *l)
 {
@@ -202,6 +225,7 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_end_array(w);
 	kjson_kv_string(w, "engine", r->eng.name);
 	kjson_kv_string(w, "transport", r->tr.name);
+	json_gpus(w);
 	kjson_kv_int(w, "threads", r->threads);
 	kjson_kv_uint(w, "nv", b->g.nv);
 	kjson_kv_uint(w, "N", b->g.N);
@@ -225,6 +249,9 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_kv_bool(w, "sv", o->sv);
 	kjson_kv_bool(w, "validate", o->validate);
 	kjson_kv_bool(w, "warmup", o->warmup);
+	kjson_kv_string(w, "transport", transport_names[o->transport]);
+	kjson_kv_string(w, "kernel", kgpu_kernel_name(o->gpu.kernel));
+	kjson_kv_int(w, "vbfs_k", o->gpu.vbfs_k);
 	kjson_end_object(w);
 	kjson_kv_string(w, "teps_edges",
 			"reference 3.0.1: input tuples with both endpoints in the root's component, "

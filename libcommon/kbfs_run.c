@@ -1,11 +1,14 @@
 /*
  * kbfs_run: the kbfs program around the level loop (see kbfs.h).
  *
- * Order of a run: engine choice; the partition's grid checked against the
- * job before anything is loaded; every rank loads its block; threads; the
- * inverse id map; roots (given, or the Graph500 sampler run collectively:
- * candidates are answered in batches by their owners and combined with one
- * allreduce per batch); engine and transport set-up; one untimed warm-up
+ * Order of a run: engine choice (auto: the CUDA engine when it is built
+ * and every rank sees a GPU; the GPU is bound then) and transport; the
+ * partition's grid checked against the job before anything is loaded;
+ * every rank loads its block; threads; --dry-run stops here after printing
+ * the memory plan; the inverse id map; roots (given, or the Graph500
+ * sampler run collectively: candidates are answered in batches by their
+ * owners and combined with one allreduce per batch); engine and transport
+ * set-up; the GPU of every rank to rank 0 (-v, JSON); one untimed warm-up
  * search; then per root: the timed search, the statistics, the optional
  * depth and predecessor files, and the untimed validation.  Rank 0 prints
  * the reference's statistics block and writes the JSON record.
@@ -36,6 +39,8 @@ void kbfs_opts_default(kbfs_opts *o)
 	o->warmup = 1;
 	o->nroots = 64;
 	o->engine = KBFS_ENGINE_AUTO;
+	kgpu_opts_default(&o->gpu);
+	o->transport = KBFS_TRANSPORT_AUTO;
 }
 
 /* ---- ids: input id <-> internal id ---- */
@@ -111,30 +116,57 @@ void kbfs_lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbfs_
 
 /* ---- engine and grid ---- */
 
-/* The GPUs every rank sees (the smallest count). */
-static uint64_t gpus_everywhere(kbfs_run *r)
+/* The GPUs every rank sees (the smallest count); *without: the ranks that see none. */
+static uint64_t gpus_everywhere(kbfs_run *r, uint64_t *without)
 {
-	uint64_t n = kgpu_built() ? (uint64_t)kgpu_device_count() : 0;
+	uint64_t n = kgpu_built() ? (uint64_t)kgpu_device_count() : 0, none = n == 0;
 	kcomm_allreduce_u64(r->world, &n, 1, KCOMM_MIN);
+	kcomm_allreduce_u64(r->world, &none, 1, KCOMM_SUM);
+	*without = none;
 	return n;
 }
 
-static int pick_engine(kbfs_run *r, int kind)
+static int is_cuda(const kbfs_run *r) { return r->eng.name && !strcmp(r->eng.name, "cuda"); }
+
+/* Engine and transport (not set up yet).  Collective; every failure is
+ * agreed on, so all ranks stop together. */
+static int pick_engine(kbfs_run *r)
 {
-	int gpu = kind == KBFS_ENGINE_CUDA || (kind == KBFS_ENGINE_AUTO && gpus_everywhere(r) > 0);
-	if (gpu) {
-		const char *why = !kgpu_built() ? "this build has no CUDA engine"
-				  : !gpus_everywhere(r) ? "no GPU visible" : NULL;
-		if (why) {
+	const kbfs_opts *o = r->o;
+	uint64_t without = 0, ngpu = gpus_everywhere(r, &without);
+	char why[96];
+	snprintf(why, sizeof why, "no GPU visible");
+	if (r->size > 1)
+		snprintf(why, sizeof why, "no GPU visible on %llu of the %d ranks", (unsigned long long)without, r->size);
+	const char *nogpu = !kgpu_built() ? "this build has no CUDA engine" : !ngpu ? why : NULL;
+	int kind = o->engine;
+	if (kind == KBFS_ENGINE_AUTO)
+		kind = nogpu ? KBFS_ENGINE_CPU : KBFS_ENGINE_CUDA;
+	if (kind == KBFS_ENGINE_CPU && o->transport == KBFS_TRANSPORT_NCCL) {
+		/* --engine cpu --transport nccl is refused by the option parser;
+		 * here auto fell back to the CPU engine */
+		if (r->rank == 0)
+			kerror("--transport nccl needs the CUDA engine, but %s: use --transport mpi", nogpu);
+		return KEXIT_RESOURCE;
+	}
+	if (kind == KBFS_ENGINE_CUDA) {
+		if (nogpu) {
 			if (r->rank == 0)
-				kerror("%s", why);
+				kerror("%s: use --engine cpu", nogpu);
 			return KEXIT_RESOURCE;
 		}
-		/* the CUDA engine (gpu/), NCCL between GPUs when built in */
-		int rc = kcomm_agree(r->world, kgpu_bind(NULL));
+		if (o->transport == KBFS_TRANSPORT_NCCL && !kgpu_nccl_built()) {
+			if (r->rank == 0)
+				kerror("this build has no NCCL (nccl.h was not found when it was built): use --transport mpi");
+			return KEXIT_RESOURCE;
+		}
+		/* the CUDA engine (gpu/); NCCL between GPUs unless --transport mpi */
+		int rc = kcomm_agree(r->world, kgpu_bind(&o->gpu));
 		if (!rc)
-			rc = kcomm_agree(r->world, kgpu_engine_cuda(&r->eng, NULL));
-		if (!rc && kgpu_nccl_built())
+			rc = kcomm_agree(r->world, kgpu_engine_cuda(&r->eng, &o->gpu));
+		int nccl = o->transport == KBFS_TRANSPORT_NCCL ||
+			   (o->transport == KBFS_TRANSPORT_AUTO && kgpu_nccl_built());
+		if (!rc && nccl)
 			rc = kcomm_agree(r->world, kgpu_transport_nccl(&r->tr));
 		else if (!rc)
 			kbfs_transport_mpi(&r->tr);
@@ -147,6 +179,191 @@ static int pick_engine(kbfs_run *r, int kind)
 	const char *stage = getenv("KBFS_TEST_STAGE");
 	if (stage && !strcmp(stage, "1"))
 		r->eng.device_memory = 1;
+	return 0;
+}
+
+/* What e->setup gets (and --dry-run plans with). */
+static kbfs_engine_conf engine_conf(const kbfs_run *r)
+{
+	kbfs_engine_conf ec = {.threads = r->threads,
+			       .wire_cap = kbfs_wire_cap(r->b, r->o->exchange, r->o->compress),
+			       .device = kcomm_local_rank()};
+	return ec;
+}
+
+/* ---- the GPUs of the run (-v, JSON) ---- */
+
+static kgpu_devinfo *run_gpus; /* rank 0: one per rank */
+static size_t run_ngpus;
+
+const kgpu_devinfo *kbfs_run_gpus(size_t *n)
+{
+	*n = run_ngpus;
+	return run_gpus;
+}
+
+/* Collective (CUDA engine, GPU bound): every rank's GPU to rank 0, which
+ * keeps them for the JSON record and with -v prints one line each. */
+static int gpu_report(kbfs_run *r, kgpu_devinfo *mine)
+{
+	int rc = kcomm_agree(r->world, kgpu_device_info(mine));
+	if (rc)
+		return rc;
+	size_t n = (size_t)r->size, *cnt = kmalloc(2 * n * sizeof *cnt), *dsp = cnt + n;
+	for (size_t k = 0; k < n; k++) {
+		cnt[k] = sizeof *mine;
+		dsp[k] = k * sizeof *mine;
+	}
+	kgpu_devinfo *all = r->rank == 0 ? kcalloc(n, sizeof *all) : NULL;
+	kcomm_gatherv(r->world, mine, sizeof *mine, all, cnt, dsp, 0);
+	free(cnt);
+	if (r->rank == 0) {
+		for (size_t k = 0; k < n; k++) {
+			char line[512];
+			kgpu_devinfo_line(&all[k], line, sizeof line);
+			kinfo("%s", line);
+		}
+		free(run_gpus);
+		run_gpus = all;
+		run_ngpus = n;
+	}
+	return 0;
+}
+
+/* ---- --dry-run ---- */
+
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
+{
+	for (size_t k = 0; k < n && s[k]; k++)
+		h = (h ^ (unsigned char)s[k]) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+/* The CUDA engine's device memory plan of every rank, against the free
+ * memory of its GPU (the ranks sharing a GPU counted together, as setup
+ * counts them).  0 when every rank fits, else KEXIT_RESOURCE. */
+static int dry_run_cuda(kbfs_run *r)
+{
+	kbfs_engine_conf ec = engine_conf(r);
+	kgpu_plan_t plan;
+	int rc = kcomm_agree(r->world, kgpu_plan(r->b, &ec, &plan));
+	kgpu_devinfo d;
+	if (!rc)
+		rc = gpu_report(r, &d);
+	if (rc)
+		return rc;
+	/* per rank: GPU key (host, UUID), bytes needed, bytes free */
+	size_t n = (size_t)r->size;
+	uint64_t mine[3] = {fnv1a(fnv1a(UINT64_C(0xcbf29ce484222325), d.host, sizeof d.host), d.uuid, sizeof d.uuid),
+			    plan.total, plan.free_bytes};
+	uint64_t *all = kmalloc(kmul(n, sizeof mine));
+	kcomm_allgather(r->world, mine, sizeof mine, all);
+	uint64_t *need = kcalloc(n, sizeof *need); /* every rank on the same GPU */
+	int *sh = kcalloc(n, sizeof *sh);
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = 0; b < n; b++)
+			if (all[3 * a] == all[3 * b]) {
+				need[a] += all[3 * b + 1];
+				sh[a]++;
+			}
+	if (r->rank == 0) {
+		const kpart_grid *g = &r->b->g;
+		printf("kbfs --dry-run: %s, grid %dx%d, engine cuda, kernel %s, transport %s\n", r->dir, g->R, g->C,
+		       kgpu_kernel_name(r->o->gpu.kernel), r->tr.name);
+		printf("rank 0 device memory (bytes):\n");
+		kgpu_plan_print(stdout, &plan);
+		for (size_t k = 0; k < n; k++) {
+			const kgpu_devinfo *x = &run_gpus[k];
+			char shared[96] = "";
+			if (sh[k] > 1)
+				snprintf(shared, sizeof shared, " (%llu with the %d ranks on this GPU)",
+					 (unsigned long long)need[k], sh[k]);
+			printf("rank %zu (%s, GPU %d): needs %llu bytes%s, %llu bytes free: %s\n", k, x->host, x->gpu,
+			       (unsigned long long)all[3 * k + 1], shared, (unsigned long long)all[3 * k + 2],
+			       need[k] <= all[3 * k + 2] ? "fits" : "does not fit");
+		}
+		fflush(stdout);
+	}
+	/* the refusal is printed once per GPU, by its first rank */
+	size_t me = (size_t)r->rank, first = me;
+	for (size_t k = 0; k < me; k++)
+		if (all[3 * k] == all[3 * me]) {
+			first = k;
+			break;
+		}
+	rc = need[me] <= plan.free_bytes ? 0 : first == me ? kgpu_plan_check(&plan, need[me]) : KEXIT_RESOURCE;
+	free(all);
+	free(need);
+	free(sh);
+	return kcomm_agree(r->world, rc);
+}
+
+/* Host memory one rank of the CPU engine needs (an estimate: the
+ * partition, the engine's buffers, the predecessor maps and validation's
+ * depth arrays). */
+static void cpu_estimate(const kbfs_run *r, uint64_t est[3])
+{
+	const kpart_block *b = r->b;
+	const kpart_grid *g = &b->g;
+	const kbfs_opts *o = r->o;
+	uint64_t iw = b->idx64 ? 8 : 4, nbw = g->nb / 64, ncolw = b->ncols / 64, nroww = b->nrows / 64;
+	uint64_t nseg = (uint64_t)(g->R > g->C ? g->R : g->C), cap = engine_conf(r).wire_cap;
+	int files = o->pred_out || o->depth_out;
+	/* partition: CSC, CSR, tdeg, orig (and the inverse id map) */
+	est[0] = 8 * (b->ncols + 1) + 8 * (b->nrows + 1) + 2 * b->nnz * iw + 8 * g->nb + (b->orig ? 8 * g->nb + 16 * g->nb : 0);
+	/* engine: 3 nb bitmaps, column frontier, 3 row bitmaps and the empty-row
+	 * bitmap, PL, PRED and the two wire buffers */
+	est[1] = 8 * (3 * nbw + ncolw + 4 * nroww + b->nrows + g->nb) + 2 * nseg * cap;
+	/* run: this rank's packed entries; all N on every rank for validation
+	 * (and its depths, 5 bytes a vertex), on rank 0 for files; rank 0's
+	 * id map and output order */
+	est[2] = 0;
+	if (o->validate || files)
+		est[2] += 8 * g->nb;
+	if (o->validate)
+		est[2] += 8 * g->N + 5 * g->N;
+	else if (files && r->rank == 0)
+		est[2] += 8 * g->N;
+	if (r->rank == 0 && b->orig && (o->validate || files))
+		est[2] += 8 * g->N;
+	if (r->rank == 0 && files)
+		est[2] += 8 * g->N;
+}
+
+static int dry_run_cpu(kbfs_run *r)
+{
+	enum { HL = 64 };
+	size_t n = (size_t)r->size;
+	uint64_t mine[4];
+	cpu_estimate(r, mine);
+	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	mine[3] = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+	uint64_t *all = kmalloc(kmul(n, sizeof mine));
+	kcomm_allgather(r->world, mine, sizeof mine, all);
+	if (r->rank == 0) {
+		const kpart_grid *g = &r->b->g;
+		printf("kbfs --dry-run: %s, grid %dx%d, engine cpu (host memory, estimate)\n", r->dir, g->R, g->C);
+		for (size_t k = 0; k < n; k++) {
+			const uint64_t *x = all + 4 * k;
+			const char *h = r->hosts + k * HL;
+			uint64_t host_need = 0;
+			int on_host = 0;
+			for (size_t q = 0; q < n; q++)
+				if (!strncmp(r->hosts + q * HL, h, HL)) {
+					host_need += all[4 * q] + all[4 * q + 1] + all[4 * q + 2];
+					on_host++;
+				}
+			printf("rank %zu (%.*s): needs %llu bytes (partition %llu, engine %llu, predecessors and "
+			       "validation %llu)",
+			       k, HL, h, (unsigned long long)(x[0] + x[1] + x[2]), (unsigned long long)x[0],
+			       (unsigned long long)x[1], (unsigned long long)x[2]);
+			if (on_host > 1)
+				printf(", %llu with the %d ranks on this host", (unsigned long long)host_need, on_host);
+			printf(", %llu bytes available\n", (unsigned long long)x[3]);
+		}
+		fflush(stdout);
+	}
+	free(all);
 	return 0;
 }
 
@@ -399,6 +616,9 @@ static void cleanup(kbfs_run *r)
 	free(r->cnt);
 	if (r->b)
 		kpart_block_free(&r->blk);
+	free(run_gpus);
+	run_gpus = NULL;
+	run_ngpus = 0;
 }
 
 int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o)
@@ -411,7 +631,7 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o)
 	r->size = kcomm_size(world);
 	r->dir = dir;
 	r->json_stdout = o->json && !strcmp(o->json, "-");
-	int rc = pick_engine(r, o->engine);
+	int rc = pick_engine(r);
 	if (!rc)
 		rc = check_grid(r, dir);
 	if (!rc)
@@ -431,15 +651,23 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o)
 	}
 	hosts(r);
 	set_threads(r, o->threads);
+	if (o->dry_run) {
+		/* the memory plan only: no roots, no set-up, no search */
+		rc = is_cuda(r) ? dry_run_cuda(r) : dry_run_cpu(r);
+		cleanup(r);
+		return rc;
+	}
 	build_inverse(r);
 	rc = kbfs_choose_roots(r);
 	if (!rc) {
-		kbfs_engine_conf ec = {.threads = r->threads,
-				       .wire_cap = kbfs_wire_cap(b, o->exchange, o->compress),
-				       .device = kcomm_local_rank()};
+		kbfs_engine_conf ec = engine_conf(r);
 		rc = kcomm_agree(world, r->eng.setup(&r->eng, b, &ec));
 		if (!rc)
 			rc = kcomm_agree(world, r->tr.setup(&r->tr, world, g->R, g->C, &r->eng));
+		if (!rc && is_cuda(r)) {
+			kgpu_devinfo d;
+			rc = gpu_report(r, &d);
+		}
 		if (!rc) {
 			kbfs_ctx *x = &r->ctx;
 			kbfs_ctx_init(x, b, &r->eng, &r->tr);
