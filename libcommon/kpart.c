@@ -807,7 +807,7 @@ static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 }
 
 static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
-			uint64_t *rp, uint32_t *crc)
+			uint64_t *rp, uint32_t *crc, double *csr)
 {
 	int err = posix_fallocate(fd, 0, (off_t)size);
 	if (err == EOPNOTSUPP || err == EINVAL || err == ENOSYS)
@@ -850,7 +850,9 @@ static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t
 	if (w == MAP_FAILED)
 		return -1;
 #define AT(off) (w + ((off) - b0)) /* file offset (>= b0) to address */
+	double t0 = ktime();
 	kpart_transpose(b, rp, AT(o_colidx));
+	*csr = ktime() - t0;
 	put_array(AT(o_rowptr), rp, b->nrows + 1, 8, ow);
 	memcpy(AT(o_tdeg), b->tdeg, (size_t)b->g.nb * 8);
 	if (b->orig)
@@ -879,6 +881,7 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 	uint64_t *rp = b->rowptr ? b->rowptr : kmalloc(kmul((size_t)b->nrows + 1, 8));
 	void *ci = b->colidx;
 	wfile w = {.name = name};
+	double csr = 0;
 	if (HOST_LE && !b->idx64 && !ci) {
 		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0666);
 		if (fd < 0) {
@@ -886,7 +889,7 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 			rc = KEXIT_IO;
 			goto out;
 		}
-		rc = write_mapped(fd, name, b, flags, ow, size, rp, &w.crc);
+		rc = write_mapped(fd, name, b, flags, ow, size, rp, &w.crc, &csr);
 		if (close(fd) && rc <= 0) {
 			kerror("cannot write '%s': %s", name, strerror(errno));
 			rc = KEXIT_IO;
@@ -898,8 +901,10 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 		unlink(path); /* mapping impossible here: the plain way */
 	}
 	if (!ci) {
+		double t0 = ktime();
 		ci = kmalloc(kmul((size_t)b->nnz, (size_t)iw));
 		kpart_transpose(b, rp, ci);
+		csr = ktime() - t0;
 	}
 	unsigned char h[KPART_HEADER_BYTES], t[KPART_TRAILER_BYTES];
 	rank_header(h, b, flags);
@@ -921,6 +926,7 @@ out:
 		KASSERT(w.bytes == size);
 		ri->bytes = w.bytes;
 		ri->crc = w.crc;
+		ri->csr_seconds = csr;
 		ri->nnz = b->nnz;
 		ri->cols = ri->rows = 0;
 		for (uint64_t c = 0; c < b->ncols; c++)

@@ -164,6 +164,7 @@ typedef struct kpart_rankinfo {
 	uint64_t nnz;      /* stored directed edges */
 	uint64_t cols;     /* non-empty local columns */
 	uint64_t rows;     /* non-empty local rows */
+	double csr_seconds; /* kpart_write_rank: time spent making the CSR */
 } kpart_rankinfo;
 
 typedef struct kpart_manifest {

@@ -16,8 +16,6 @@ trap 'rm -rf "$T"' EXIT
 export PATH=$BIN:$PATH
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated 2>/dev/null || true
-unset OMPI_MCA_plm
 # --exec-prefix style hook: KBFS_EXEC="valgrind -q" runs programs under it
 EXEC=${KBFS_EXEC:-}
 _n=0

@@ -4,8 +4,9 @@
 # Defaults: scale 20, 2 ranks (a 1 x RANKS grid), 3 runs (the best is kept).
 # Prints, per run, the whole `mpirun -np RANKS kpart` wall time, kpart's own
 # construction time (open input .. partition in place) and its build-only
-# part (exchange, sort, CSC, CSR: no reading, no writing), and each rank's
-# peak RSS next to its share of the edge file.
+# part (exchange, drop, sort, dedup, tdeg: no reading, no writing), each
+# rank's CPU time (user + system: what the run costs when the machine is not
+# shared) and its peak RSS next to its share of the edge file.
 # The Graph500 reference 3.0.1 constructs scale 20 on 2 ranks here in 1.27 s
 # (construction_time); kbfs's goal is half of that, the whole run included.
 set -e
@@ -27,20 +28,28 @@ best=
 for run in $(seq "$RUNS"); do
 	rm -rf "$W/p"
 	start=$(date +%s.%N)
-	mpirun -np "$NP" sh -c '/usr/bin/time -f "%M" -o "$0.rss.$OMPI_COMM_WORLD_RANK" "$@"' "$W/t" \
+	mpirun -np "$NP" sh -c '/usr/bin/time -f "%M %U %S" -o "$0.rss.$OMPI_COMM_WORLD_RANK" "$@"' "$W/t" \
 		"$BIN/kpart" --json -R 1 -C "$NP" -o "$W/p" "$W/g.kg" >"$W/json"
 	end=$(date +%s.%N)
 	wall=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')
 	ct=$(sed 's/.*"construction_time":\([0-9.e-]*\).*/\1/' "$W/json")
 	bt=$(sed 's/.*"build_time":\([0-9.e-]*\).*/\1/' "$W/json")
 	rss=
-	for r in $(seq 0 $((NP - 1))); do rss="$rss $(cat "$W/t.rss.$r")"; done
+	for r in $(seq 0 $((NP - 1))); do rss="$rss $(cat "$W/t.rss.$r" | tr ' ' ':')"; done
 	awk -v w="$wall" -v c="$ct" -v b="$bt" -v run="$run" -v rss="$rss" -v share="$bytes" -v np="$NP" 'BEGIN {
-		n = split(rss, m, " "); s = ""
-		for (i = 1; i <= n; i++) s = s sprintf(" %.0f MB (%.2fx)", m[i] / 1024, m[i] * 1024 / (share / np))
-		printf "run %d: whole mpirun %.3f s, construction_time %.3f s, build only %.3f s; peak RSS per rank:%s\n",
-		run, w, c, b, s }'
+		n = split(rss, m, " "); s = ""; cpu = ""
+		for (i = 1; i <= n; i++) {
+			split(m[i], f, ":")
+			s = s sprintf(" %.0f MB (%.2fx)", f[1] / 1024, f[1] * 1024 / (share / np))
+			cpu = cpu sprintf(" %.2f", f[2] + f[3])
+		}
+		printf "run %d: whole mpirun %.3f s, construction_time %.3f s, build only %.3f s; CPU s per rank:%s; peak RSS per rank:%s\n",
+		run, w, c, b, cpu, s }'
 	best=$(awk -v a="$best" -v b="$ct" 'BEGIN { print (a == "" || b < a) ? b : a }')
 done
-awk -v b="$best" 'BEGIN { printf "best construction_time %.3f s = %.2f x the reference 3.0.1 (1.27 s at scale 20 on 2 ranks; goal <= 0.5 x)\n", b, b / 1.27 }'
+if [ "$SCALE" = 20 ] && [ "$NP" = 2 ]; then
+	awk -v b="$best" 'BEGIN { printf "best construction_time %.3f s = %.2f x the reference 3.0.1 (1.27 s at scale 20 on 2 ranks; goal <= 0.5 x)\n", b, b / 1.27 }'
+else
+	echo "best construction_time $best s (the reference's figure, 1.27 s, is for scale 20 on 2 ranks)"
+fi
 "$BIN/kpart" --check "$W/p" >/dev/null && echo "partition checked: ok"
