@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_merrill(td_ctx<Idx, Off> c, 
 				sOwner = -1;
 			__syncthreads();
 			if (end - beg >= TD_BLOCK)
-				sOwner = tid;
+				atomicMax(&sOwner, tid); // an election without a write-write race
 			__syncthreads();
 			const int w = sOwner;
 			if (w < 0)

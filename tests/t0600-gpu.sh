@@ -151,6 +151,7 @@ if have_mpi; then
 	run_ok "kbfs --engine cuda --transport nccl -v (1x2)" kb 1x2 --engine cuda --transport nccl -v -n 2 "$PART"
 	stderr_has "NCCL_NVLS_ENABLE=0" "kbfs -v logs NCCL_NVLS_ENABLE=0"
 fi
+part 12 1x1
 run_ok "kbfs --json records the GPU" kb 1x1 --engine cuda -n 2 --json "$T/j.json" "$PART"
 ok "the JSON names the GPU's UUID" grep -q 'GPU-' "$T/j.json"
 
