@@ -13,7 +13,7 @@
  * Length of the valid UTF-8 sequence at p (1 to 4), or 0 when the bytes
  * there are not one (overlong forms, surrogates, > U+10FFFF, truncation).
  */
-static size_t utf8_seq(const unsigned char *p, size_t n)
+size_t kjson_utf8_seq(const unsigned char *p, size_t n)
 {
 	unsigned c = p[0];
 	size_t len;
@@ -110,7 +110,7 @@ static void write_escaped(FILE *fp, const char *s, size_t n)
 			fputc((int)c, fp);
 			i++;
 		} else {
-			size_t len = utf8_seq(p + i, n - i);
+			size_t len = kjson_utf8_seq(p + i, n - i);
 			if (len) {
 				fwrite(p + i, 1, len, fp);
 				i += len;
@@ -407,7 +407,7 @@ static char *parse_string_raw(struct parser *p, size_t *lenp)
 			goto bad;
 		}
 		if (c >= 0x80) {
-			size_t len = utf8_seq((const unsigned char *)p->s + p->pos, p->n - p->pos);
+			size_t len = kjson_utf8_seq((const unsigned char *)p->s + p->pos, p->n - p->pos);
 			if (!len) {
 				fail(p, p->pos, "invalid UTF-8 in string");
 				goto bad;

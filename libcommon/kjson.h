@@ -43,6 +43,11 @@
 
 /* ---- writer ---- */
 
+/* Length (1 to 4) of the valid UTF-8 sequence at p, or 0 when the bytes
+ * there are not one (overlong forms, surrogates, > U+10FFFF, truncation).
+ * Shared with ksvg, which escapes text the same way. */
+size_t kjson_utf8_seq(const unsigned char *p, size_t n);
+
 typedef struct kjson_writer kjson_writer;
 
 kjson_writer *kjson_writer_new(FILE *fp, int pretty);
