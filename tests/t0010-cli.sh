@@ -1,0 +1,48 @@
+#!/bin/bash
+# Every program: --help, --version with build features, usage errors (exit 2,
+# one line), and a man page with an EXIT STATUS section.
+. "$(dirname "$0")/lib.sh"
+for p in kgen kpart kbfs kvalidate kstat; do
+	run_ok "$p --help exits 0" $p --help
+	ok "$p --help starts with Usage" grep -q '^Usage: ' "$T/out"
+	run_ok "$p -h exits 0" $p -h
+	run_ok "$p --version exits 0" $p --version
+	ok "$p --version names the program and version" grep -q "^$p (kbfs) [0-9]" "$T/out"
+	ok "$p --version lists cuda, mpi, nccl and zlib" grep -q 'cuda=\(yes\|no\) mpi=\(yes\|no\) nccl=\(yes\|no\) zlib=yes' "$T/out"
+	must_fail 2 "$p: an unknown option is a usage error" $p --no-such-option
+	stderr_has "^$p: " "$p: the message names the program"
+	ok "man page $p.1 exists and has EXIT STATUS" grep -q '^\.SH EXIT STATUS' "$TOP/man/$p.1"
+	if command -v groff >/dev/null; then
+		ok "man page $p.1 renders without warnings" sh -c "! groff -t -man -ww -Tutf8 '$TOP/man/$p.1' 2>&1 >/dev/null | grep -q ."
+	else
+		skip "no groff: rendering $p.1"
+	fi
+done
+# bad numbers, per program
+must_fail 2 "kgen -s 12abc" kgen -s 12abc
+must_fail 2 "kgen -s -1" kgen -s -1
+must_fail 2 "kgen -s 99" kgen -s 99
+kgen -s 8 -o "$T/g.kg"
+must_fail 2 "kpart -R 0" kpart -R 0 -C 1 -o "$T/p" "$T/g.kg"
+must_fail 2 "kpart -C 2x" kpart -R 1 -C 2x -o "$T/p" "$T/g.kg"
+kpart -q -R 1 -C 1 -o "$T/p" "$T/g.kg"
+must_fail 2 "kbfs -n 0x" kbfs -n 0x "$T/p"
+must_fail 2 "kbfs --alpha abc" kbfs --alpha abc "$T/p"
+must_fail 2 "kvalidate --root -5" kvalidate --root -5 "$T/g.kg" "$T/g.kg"
+must_fail 2 "kstat --threads 0" kstat --threads 0 "$T/g.kg"
+for m in kedge.5 kpart.5 kpred.5 kbfs.7; do
+	if command -v groff >/dev/null; then
+		ok "man page $m renders without warnings" sh -c "test -f '$TOP/man/$m' && ! groff -t -man -ww -Tutf8 '$TOP/man/$m' 2>&1 >/dev/null | grep -q ."
+	else
+		ok "man page $m exists" test -f "$TOP/man/$m"
+	fi
+done
+# make install puts programs, man pages and share/ under DESTDIR/PREFIX
+if make -s -C "$TOP" install PREFIX=/usr/local DESTDIR="$T/stage" >/dev/null 2>"$T/err"; then
+	ok "install: the five programs" sh -c "for p in kgen kpart kbfs kvalidate kstat; do test -x '$T/stage/usr/local/bin/'\$p || exit 1; done"
+	ok "install: man pages in man1, man5, man7" sh -c "test -f '$T/stage/usr/local/share/man/man1/kbfs.1' && test -f '$T/stage/usr/local/share/man/man5/kedge.5' && test -f '$T/stage/usr/local/share/man/man7/kbfs.7'"
+	ok "install: share/ (benchmarks and scripts)" test -f "$T/stage/usr/local/share/kbfs/bench/NOTES.md"
+else
+	ok "make install" false
+fi
+done_testing
