@@ -1,30 +1,20 @@
 /*
- * kpart.c: the partition math, the manifest, loading a rank file, and the
- * deep check and dump behind `kpart --check` / `kpart --dump`.
- * The builder is kpart_build.c; reports are kpartstat.c.
+ * kpart.c: the partition math, reading the manifest, and loading a rank
+ * file (kpart_load).  Writing a partition is kpart_write.c, the builder
+ * kpart_build.c; the deep check, dump and reports are kpartstat.c.
  */
 #include "kpart.h"
+#include "kpart_internal.h"
 #include "kio.h"
 #include "klog.h"
 #include "kopt.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 const unsigned char kpart_magic[KPART_MAGIC_LEN] = {0x89, 'K', 'P', 'A', 'R', 'T', '\r', '\n'};
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define HOST_LE 1
-#else
-#define HOST_LE 0
-#endif
 
 void kpart_rank_file(char *buf, size_t len, int rank) { snprintf(buf, len, "rank-%05d.kpart", rank); }
 
@@ -48,7 +38,7 @@ int kpart_grid_init(kpart_grid *g, uint64_t nv, int R, int C)
 	return 0;
 }
 
-static char *join(const char *dir, const char *name)
+char *kpart_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;
 	char *p = kmalloc(n);
@@ -188,7 +178,7 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 		kerror("'%s': not a kbfs partition (not a directory)", dir);
 		return KEXIT_DATA;
 	}
-	char *path = join(dir, "manifest");
+	char *path = kpart_join(dir, "manifest");
 	char *text;
 	size_t len;
 	int rc = slurp(path, &text, &len);
@@ -324,7 +314,7 @@ int kpart_manifest_grid(const char *dir, int *R, int *C, uint64_t *nv)
 
 int kpart_construction_time(const char *dir, double *seconds)
 {
-	char *path = join(dir, "build-info"), *text;
+	char *path = kpart_join(dir, "build-info"), *text;
 	size_t len;
 	int rc = slurp(path, &text, &len);
 	if (rc) {
@@ -471,7 +461,7 @@ int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_bl
 {
 	memset(b, 0, sizeof *b);
 	const kpart_rankinfo *ri = &m->ranks[rank];
-	char *path = join(dir, ri->file);
+	char *path = kpart_join(dir, ri->file);
 	kio_in *in = kio_open_in(path, 0);
 	if (!in) {
 		free(path);
@@ -573,500 +563,5 @@ int kpart_load(const char *dir, int rank, kpart_block *b)
 		rc = kpart_load_with(dir, &m, rank, b);
 	}
 	kpart_manifest_free(&m);
-	return rc;
-}
-
-
-/* ---------------------------------------------------------------- writing */
-
-typedef struct wfile {
-	FILE *fp;
-	const char *name;
-	uint32_t crc;
-	uint64_t bytes;
-	int failed;
-} wfile;
-
-static int wopen(wfile *w, const char *path, const char *name)
-{
-	memset(w, 0, sizeof *w);
-	w->name = name;
-	w->fp = fopen(path, "wb");
-	if (!w->fp) {
-		kerror("cannot create '%s': %s", name, strerror(errno));
-		return KEXIT_IO;
-	}
-	setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
-	return 0;
-}
-
-static void wbytes(wfile *w, const void *p, size_t n)
-{
-	if (w->failed || !n)
-		return;
-	w->crc = kio_crc32(w->crc, p, n);
-	w->bytes += n;
-	errno = 0;
-	if (fwrite(p, 1, n, w->fp) != n)
-		w->failed = errno ? errno : EIO;
-}
-
-/* n integers of mw bytes in memory as fw-byte little-endian integers */
-static void warray(wfile *w, const void *a, uint64_t n, int mw, int fw)
-{
-	if (HOST_LE && mw == fw) {
-		wbytes(w, a, (size_t)(n * (uint64_t)fw));
-		return;
-	}
-	enum { CH = 1 << 14 };
-	unsigned char buf[CH * 8];
-	for (uint64_t k0 = 0; k0 < n; k0 += CH) {
-		size_t k = n - k0 > CH ? CH : (size_t)(n - k0);
-		for (size_t e = 0; e < k; e++) {
-			uint64_t v = mw == 8 ? ((const uint64_t *)a)[k0 + e] : ((const uint32_t *)a)[k0 + e];
-			if (fw == 8)
-				kio_put64(buf + 8 * e, v);
-			else
-				kio_put32(buf + 4 * e, (uint32_t)v);
-		}
-		wbytes(w, buf, k * (size_t)fw);
-	}
-}
-
-static int wclose(wfile *w)
-{
-	errno = 0;
-	if (fflush(w->fp) && !w->failed)
-		w->failed = errno ? errno : EIO;
-	if (fclose(w->fp) && !w->failed)
-		w->failed = errno ? errno : EIO;
-	if (w->failed) {
-		kerror("cannot write '%s': %s", w->name, strerror(w->failed));
-		return KEXIT_IO;
-	}
-	return 0;
-}
-
-static int bits_for(uint64_t n) /* bits to write 0 .. n-1 */
-{
-	return n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
-}
-
-static inline uint64_t idx_get(const void *a, int idx64, uint64_t k)
-{
-	return idx64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
-}
-
-/*
- * The CSR of b as the transpose of its CSC; rows come out sorted.  With
- * 32-bit indices the entries go first to partitions of 2^s rows (in place,
- * in colidx: (row - first row of the partition) << bc | col), then each
- * partition, small enough for the cache, is counting-sorted by row (stable,
- * so columns stay ascending).  Otherwise one scatter.
- */
-void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
-{
-	uint64_t nr = b->nrows, nc = b->ncols;
-	int bc = bits_for(nc), br = bits_for(nr), s = br - 10;
-	if (s < 6)
-		s = 6;
-	if (s > 32 - bc)
-		s = 32 - bc;
-	uint64_t np = s < 0 ? 0 : ((nr - 1) >> s) + 1;
-	memset(rp, 0, (size_t)(nr + 1) * 8);
-	if (b->idx64 || s < 0 || np > (1u << 16)) {
-		for (uint64_t k = 0; k < b->nnz; k++)
-			rp[idx_get(b->rowidx, b->idx64, k) + 1]++;
-		for (uint64_t r = 0; r < nr; r++)
-			rp[r + 1] += rp[r];
-		uint64_t *cur = kmalloc(kmul((size_t)nr, 8));
-		memcpy(cur, rp, (size_t)nr * 8);
-		for (uint64_t c = 0; c < nc; c++)
-			for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++) {
-				uint64_t at = cur[idx_get(b->rowidx, b->idx64, k)]++;
-				if (b->idx64)
-					((uint64_t *)colidx)[at] = c;
-				else
-					((uint32_t *)colidx)[at] = (uint32_t)c;
-			}
-		free(cur);
-		return;
-	}
-	const uint32_t *ri = b->rowidx;
-	uint32_t *ci = colidx, smask = (UINT32_C(1) << s) - 1;
-	uint64_t *ps = kcalloc((size_t)np + 1, 8), *pos = kmalloc(kmul((size_t)np, 8)), maxp = 0;
-	for (uint64_t k = 0; k < b->nnz; k++)
-		ps[(ri[k] >> s) + 1]++;
-	for (uint64_t p = 0; p < np; p++) {
-		maxp = ps[p + 1] > maxp ? ps[p + 1] : maxp;
-		ps[p + 1] += ps[p];
-		pos[p] = ps[p];
-	}
-	for (uint64_t c = 0; c < nc; c++)
-		for (uint64_t k = b->colptr[c], e = b->colptr[c + 1]; k < e; k++) {
-			uint32_t r = ri[k];
-			ci[pos[r >> s]++] = (r & smask) << bc | (uint32_t)c;
-		}
-	free(pos);
-	uint32_t cmask = bc == 32 ? UINT32_MAX : (UINT32_C(1) << bc) - 1;
-#pragma omp parallel if (b->nnz > 65536)
-	{
-		uint32_t *tmp = kmalloc(kmul((size_t)maxp, 4));
-		uint64_t *cur = kmalloc((size_t)8 << s);
-#pragma omp for schedule(dynamic, 1)
-		for (uint64_t p = 0; p < np; p++) {
-			uint64_t r0 = p << s, r1 = (p + 1) << s < nr ? (p + 1) << s : nr, s0 = ps[p], n = ps[p + 1] - s0;
-			memcpy(tmp, ci + s0, (size_t)n * 4);
-			memset(cur, 0, (size_t)(r1 - r0) * 8);
-			for (uint64_t e = 0; e < n; e++)
-				cur[tmp[e] >> bc]++;
-			for (uint64_t r = r0, at = s0; r < r1; r++) {
-				uint64_t c = cur[r - r0];
-				cur[r - r0] = at;
-				rp[r] = at;
-				at += c;
-			}
-			for (uint64_t e = 0; e < n; e++)
-				ci[cur[tmp[e] >> bc]++] = tmp[e] & cmask;
-		}
-		free(tmp);
-		free(cur);
-	}
-	rp[nr] = b->nnz;
-	free(ps);
-}
-
-/* n integers of mw bytes into dst as fw-byte little-endian integers */
-static void put_array(unsigned char *dst, const void *a, uint64_t n, int mw, int fw)
-{
-	if (HOST_LE && mw == fw) {
-		memcpy(dst, a, (size_t)(n * (uint64_t)fw));
-		return;
-	}
-	for (uint64_t k = 0; k < n; k++) {
-		uint64_t v = mw == 8 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
-		if (fw == 8)
-			kio_put64(dst + 8 * k, v);
-		else
-			kio_put32(dst + 4 * k, (uint32_t)v);
-	}
-}
-
-static void rank_header(unsigned char *h, const kpart_block *b, uint32_t flags)
-{
-	const kpart_grid *g = &b->g;
-	memset(h, 0, KPART_HEADER_BYTES);
-	memcpy(h, kpart_magic, KPART_MAGIC_LEN);
-	kio_put16(h + 8, KPART_MAJOR);
-	kio_put16(h + 10, KPART_MINOR);
-	kio_put32(h + 12, flags);
-	kio_put32(h + 16, (uint32_t)g->R);
-	kio_put32(h + 20, (uint32_t)g->C);
-	kio_put32(h + 24, (uint32_t)b->i);
-	kio_put32(h + 28, (uint32_t)b->j);
-	kio_put64(h + 32, g->nv);
-	kio_put64(h + 40, g->N);
-	kio_put64(h + 48, g->nb);
-	kio_put64(h + 56, b->ncols);
-	kio_put64(h + 64, b->nrows);
-	kio_put64(h + 72, b->nnz);
-	kio_put32(h + 88, kio_crc32(0, h, 88));
-}
-
-static void rank_trailer(unsigned char *t, uint64_t nnz, uint32_t crc)
-{
-	memcpy(t, "KEND", 4);
-	kio_put64(t + 4, nnz);
-	kio_put32(t + 12, crc);
-	kio_put32(t + 16, kio_crc32(0, t, 16));
-}
-
-/*
- * Little-endian host, 32-bit indices: the file is sized (posix_fallocate,
- * so a full disk is an error here and not a fault later), mapped, and the
- * CSR is built in place inside it -- no second copy of colidx in memory and
- * no copy through write(2).  Returns -1 (nothing reported) where the file
- * system cannot do this, for the caller to write the plain way.
- */
-static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t w = pwrite(fd, p, n > ((size_t)1 << 30) ? (size_t)1 << 30 : n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		p = (const char *)p + w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
-static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
-			uint64_t *rp, uint32_t *crc, double *csr)
-{
-	int err = posix_fallocate(fd, 0, (off_t)size);
-	if (err == EOPNOTSUPP || err == EINVAL || err == ENOSYS)
-		return -1;
-	if (err) {
-		kerror("cannot write '%s': %s", name, strerror(err));
-		return KEXIT_IO;
-	}
-	uint64_t o_colptr = KPART_HEADER_BYTES, o_rowidx = o_colptr + (uint64_t)ow * (b->ncols + 1);
-	uint64_t o_rowptr = o_rowidx + 4 * b->nnz, o_colidx = o_rowptr + (uint64_t)ow * (b->nrows + 1);
-	uint64_t o_tdeg = o_colidx + 4 * b->nnz, o_orig = o_tdeg + 8 * b->g.nb;
-	/* header, colptr and rowidx exist in memory: written (one copy); the
-	 * rest is mapped and the CSR made in it */
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), b0 = o_rowptr / pg * pg;
-	unsigned char h[KPART_HEADER_BYTES];
-	rank_header(h, b, flags);
-	*crc = kio_crc32(0, h, sizeof h);
-	if (pwrite_all(fd, h, sizeof h, 0))
-		goto fail;
-	if (ow == 8) {
-		*crc = kio_crc32(*crc, b->colptr, (size_t)(b->ncols + 1) * 8);
-		if (pwrite_all(fd, b->colptr, (size_t)(b->ncols + 1) * 8, o_colptr))
-			goto fail;
-	} else {
-		enum { CH = 1 << 14 };
-		uint32_t buf[CH];
-		for (uint64_t k0 = 0; k0 <= b->ncols; k0 += CH) {
-			size_t n = b->ncols + 1 - k0 > CH ? CH : (size_t)(b->ncols + 1 - k0);
-			for (size_t e = 0; e < n; e++)
-				buf[e] = (uint32_t)b->colptr[k0 + e];
-			*crc = kio_crc32(*crc, buf, n * 4);
-			if (pwrite_all(fd, buf, n * 4, o_colptr + 4 * k0))
-				goto fail;
-		}
-	}
-	*crc = kio_crc32(*crc, b->rowidx, (size_t)b->nnz * 4);
-	if (pwrite_all(fd, b->rowidx, (size_t)b->nnz * 4, o_rowidx))
-		goto fail;
-	unsigned char *w = mmap(NULL, (size_t)(size - b0), PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)b0);
-	if (w == MAP_FAILED)
-		return -1;
-#define AT(off) (w + ((off) - b0)) /* file offset (>= b0) to address */
-	double t0 = ktime();
-	kpart_transpose(b, rp, AT(o_colidx));
-	*csr = ktime() - t0;
-	put_array(AT(o_rowptr), rp, b->nrows + 1, 8, ow);
-	memcpy(AT(o_tdeg), b->tdeg, (size_t)b->g.nb * 8);
-	if (b->orig)
-		memcpy(AT(o_orig), b->orig, (size_t)b->g.nb * 8);
-	uint64_t end = size - KPART_TRAILER_BYTES;
-	*crc = kio_crc32(*crc, AT(o_rowptr), (size_t)(end - o_rowptr));
-	rank_trailer(AT(end), b->nnz, *crc);
-	*crc = kio_crc32(*crc, AT(end), KPART_TRAILER_BYTES);
-#undef AT
-	if (munmap(w, (size_t)(size - b0)))
-		goto fail;
-	return 0;
-fail:
-	kerror("cannot write '%s': %s", name, strerror(errno));
-	return KEXIT_IO;
-}
-
-int kpart_write_rank(const char *path, const char *name, const kpart_block *b, int off64, kpart_rankinfo *ri)
-{
-	off64 = off64 || b->nnz > UINT32_MAX;
-	int iw = b->idx64 ? 8 : 4, ow = off64 ? 8 : 4, rc;
-	uint32_t flags = (b->idx64 ? KPART_F_IDX64 : 0) | (off64 ? KPART_F_OFF64 : 0) |
-			 (b->orig ? KPART_F_ORIG : 0) | (b->relabel ? KPART_F_RELABEL : 0);
-	uint64_t size = KPART_HEADER_BYTES + (uint64_t)ow * (b->ncols + b->nrows + 2) + 2 * (uint64_t)iw * b->nnz +
-			8 * b->g.nb * (b->orig ? 2 : 1) + KPART_TRAILER_BYTES;
-	uint64_t *rp = b->rowptr ? b->rowptr : kmalloc(kmul((size_t)b->nrows + 1, 8));
-	void *ci = b->colidx;
-	wfile w = {.name = name};
-	double csr = 0;
-	if (HOST_LE && !b->idx64 && !ci) {
-		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0666);
-		if (fd < 0) {
-			kerror("cannot create '%s': %s", name, strerror(errno));
-			rc = KEXIT_IO;
-			goto out;
-		}
-		rc = write_mapped(fd, name, b, flags, ow, size, rp, &w.crc, &csr);
-		if (close(fd) && rc <= 0) {
-			kerror("cannot write '%s': %s", name, strerror(errno));
-			rc = KEXIT_IO;
-		}
-		if (rc >= 0) {
-			w.bytes = size;
-			goto out;
-		}
-		unlink(path); /* mapping impossible here: the plain way */
-	}
-	if (!ci) {
-		double t0 = ktime();
-		ci = kmalloc(kmul((size_t)b->nnz, (size_t)iw));
-		kpart_transpose(b, rp, ci);
-		csr = ktime() - t0;
-	}
-	unsigned char h[KPART_HEADER_BYTES], t[KPART_TRAILER_BYTES];
-	rank_header(h, b, flags);
-	if ((rc = wopen(&w, path, name)))
-		goto out;
-	wbytes(&w, h, sizeof h);
-	warray(&w, b->colptr, b->ncols + 1, 8, ow);
-	warray(&w, b->rowidx, b->nnz, iw, iw);
-	warray(&w, rp, b->nrows + 1, 8, ow);
-	warray(&w, ci, b->nnz, iw, iw);
-	warray(&w, b->tdeg, b->g.nb, 8, 8);
-	if (b->orig)
-		warray(&w, b->orig, b->g.nb, 8, 8);
-	rank_trailer(t, b->nnz, w.crc);
-	wbytes(&w, t, sizeof t);
-	rc = wclose(&w);
-out:
-	if (!rc) {
-		KASSERT(w.bytes == size);
-		ri->bytes = w.bytes;
-		ri->crc = w.crc;
-		ri->csr_seconds = csr;
-		ri->nnz = b->nnz;
-		ri->cols = ri->rows = 0;
-		for (uint64_t c = 0; c < b->ncols; c++)
-			ri->cols += b->colptr[c + 1] > b->colptr[c];
-		for (uint64_t r = 0; r < b->nrows; r++)
-			ri->rows += rp[r + 1] > rp[r];
-	}
-	if (rp != b->rowptr)
-		free(rp);
-	if (ci != b->colidx)
-		free(ci);
-	return rc;
-}
-
-void kpart_manifest_add(kpart_manifest *m, const char *key, const char *fmt, ...)
-{
-	char val[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(val, sizeof val, fmt, ap);
-	va_end(ap);
-	for (char *c = val; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' ';
-	if ((m->nkeys & (m->nkeys - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
-		size_t cap = m->nkeys ? 2 * m->nkeys : 1;
-		m->keys = krealloc(m->keys, cap * sizeof *m->keys);
-		m->vals = krealloc(m->vals, cap * sizeof *m->vals);
-	}
-	m->keys[m->nkeys] = kstrdup(key);
-	m->vals[m->nkeys++] = kstrdup(val);
-}
-
-int kpart_manifest_write(const kpart_manifest *m, const char *path, const char *name, const char *comment,
-			 int checksum)
-{
-	size_t n = strlen(comment) + 4, at = 0;
-	for (size_t k = 0; k < m->nkeys; k++)
-		n += strlen(m->keys[k]) + strlen(m->vals[k]) + 4;
-	char *text = kmalloc(n + 32);
-	at += (size_t)sprintf(text, "# %s\n", comment);
-	for (size_t k = 0; k < m->nkeys; k++)
-		at += (size_t)sprintf(text + at, "%s = %s\n", m->keys[k], m->vals[k]);
-	if (checksum)
-		at += (size_t)sprintf(text + at, "checksum = %08x\n", (unsigned)kio_crc32(0, text, at));
-	wfile w;
-	int rc = wopen(&w, path, name);
-	if (!rc) {
-		wbytes(&w, text, at);
-		rc = wclose(&w);
-	}
-	free(text);
-	return rc;
-}
-
-/* An existing partition or an empty directory may be replaced. */
-static int replaceable(const char *dir)
-{
-	char *p = join(dir, "manifest");
-	struct stat st;
-	int yes = stat(p, &st) == 0;
-	free(p);
-	DIR *d = yes ? NULL : opendir(dir);
-	if (d) {
-		yes = 1;
-		for (struct dirent *e; (e = readdir(d));)
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				yes = 0;
-		closedir(d);
-	}
-	return yes;
-}
-
-int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len)
-{
-	size_t n = strlen(outdir);
-	while (n > 1 && outdir[n - 1] == '/')
-		outdir[--n] = 0;
-	struct stat st;
-	if (lstat(outdir, &st) == 0) {
-		if (!force) {
-			kerror("cannot create '%s': File exists (use --force to replace it)", outdir);
-			return KEXIT_IO;
-		}
-		if (S_ISDIR(st.st_mode) && !replaceable(outdir)) {
-			kerror("refusing to replace '%s': a directory that is not a kbfs partition", outdir);
-			return KEXIT_IO;
-		}
-	}
-	if (n + 16 > len) {
-		kerror("cannot create '%s': %s", outdir, strerror(ENAMETOOLONG));
-		return KEXIT_IO;
-	}
-	snprintf(tmpdir, len, "%s.tmp.XXXXXX", outdir);
-	if (!mkdtemp(tmpdir)) {
-		kerror("cannot create '%s': %s", outdir, strerror(errno));
-		*tmpdir = 0;
-		return KEXIT_IO;
-	}
-	kio_cleanup_add(tmpdir);
-	mode_t um = umask(0);
-	umask(um);
-	chmod(tmpdir, 0777 & ~um);
-	return 0;
-}
-
-int kpart_dir_commit(const char *tmpdir, const char *outdir)
-{
-	struct stat st;
-	if (lstat(outdir, &st)) {
-		if (rename(tmpdir, outdir)) {
-			kerror("cannot rename '%s' to '%s': %s", tmpdir, outdir, strerror(errno));
-			return KEXIT_IO;
-		}
-		return 0;
-	}
-#ifdef RENAME_EXCHANGE
-	if (renameat2(AT_FDCWD, tmpdir, AT_FDCWD, outdir, RENAME_EXCHANGE) == 0) {
-		kio_rmtree(tmpdir); /* the old one now */
-		return 0;
-	}
-#endif
-	size_t n = strlen(outdir) + 16;
-	char *old = kmalloc(n);
-	snprintf(old, n, "%s.old.XXXXXX", outdir);
-	int rc = KEXIT_IO;
-	if (!mkdtemp(old)) {
-		kerror("cannot replace '%s': %s", outdir, strerror(errno));
-	} else if (S_ISDIR(st.st_mode) ? rename(outdir, old) : unlink(outdir)) {
-		kerror("cannot replace '%s': %s", outdir, strerror(errno));
-		rmdir(old);
-	} else if (rename(tmpdir, outdir)) {
-		kerror("cannot rename '%s' to '%s': %s", tmpdir, outdir, strerror(errno));
-		if (S_ISDIR(st.st_mode) && rename(old, outdir))
-			kerror("the old '%s' is now '%s'", outdir, old);
-		rmdir(old);
-	} else {
-		rc = 0;
-		kio_rmtree(old);
-	}
-	free(old);
 	return rc;
 }

@@ -245,7 +245,7 @@ typedef struct kpart_build_stats {
  * printed the reason.  On failure nothing is left on disk. */
 int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st);
 
-/* ---- checking and dumping (kpart.c) ---- */
+/* ---- checking and dumping (kpartstat.c) ---- */
 /* Verify a partition: manifest checksum, every rank file present, its size
  * and CRC, headers, sorted in-range indices, CSR = transpose of CSC, no
  * self-loops, tdeg and nnz totals, orig a bijection, global symmetry.

@@ -24,8 +24,12 @@
  * One process with R*C > 1 plays every part itself.  Every rank agrees on
  * failure (kcomm_agree) before a step others depend on; the rank that saw
  * the problem prints the one line, rank 0 removes the temporary directory.
+ *
+ * This file is the pipeline (steps 1, 6 and the plan); steps 2-4 are
+ * kpart_input.c, step 5's sorting, dedup and relabelling kpart_csc.c.
  */
 #include "kpart.h"
+#include "kpart_internal.h"
 #include "kedge.h"
 #include "kio.h"
 #include "klog.h"
@@ -34,140 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#ifdef _OPENMP
-#include <omp.h>
-static int nthreads(void) { return omp_get_max_threads(); }
-static int tid(void) { return omp_get_thread_num(); }
-#else
-static int nthreads(void) { return 1; }
-static int tid(void) { return 0; }
-#endif
 
-enum { CHUNK = 1 << 18, ROUND = 1 << 17, PATHMAX = 4096 };
-
-/* n / d by multiplication (one correction step at most) */
-typedef struct fdiv {
-	uint64_t d, m;
-} fdiv;
-static inline uint64_t fdiv_q(fdiv f, uint64_t n)
-{
-	uint64_t q = (uint64_t)(((unsigned __int128)n * f.m) >> 64);
-	while (n - q * f.d >= f.d)
-		q++;
-	return q;
-}
-
-static int bits_for(uint64_t n) /* bits to write 0 .. n-1 */
-{
-	return n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
-}
-
-typedef struct plan {
-	kpart_grid g;
-	int R, C, RC, P, me;
-	fdiv fnb;
-	uint32_t *vi, *vj;  /* vertex block -> grid (i, j) of its owner */
-	int br, bc, rbits;  /* bits of a local row, column; residual */
-	int res64, idx64, off64_all;
-	uint64_t nbk, rmask, rowmask;
-} plan;
-
-typedef struct ends {
-	uint64_t lc, lr;
-	uint32_t i, j;
-} ends;
-
-static inline ends split(const plan *pl, uint64_t x)
-{
-	uint64_t b = fdiv_q(pl->fnb, x), off = x - b * pl->g.nb;
-	ends e = {.i = pl->vi[b], .j = pl->vj[b]};
-	e.lc = (uint64_t)e.i * pl->g.nb + off;
-	e.lr = (uint64_t)e.j * pl->g.nb + off;
-	return e;
-}
-
-/* One part being built (P(i,j)). */
-typedef struct part {
-	int p, i, j;
-	uint64_t E;       /* keys received */
-	uint64_t *bstart; /* nbk + 1 */
-	uint64_t *bfill;
-	void *res;        /* E residuals */
-	uint64_t *pre;    /* ncols: column counts before dedup */
-	kpart_block b;
-} part;
-
-/* The tuples this rank reads: a slice of a file or chunks held in memory. */
-typedef struct source {
-	kedge_reader *r;
-	uint64_t first, n;
-	unsigned char *mem;
-	int w; /* id bytes */
-} source;
-
-static int source_get(source *s, uint64_t off, size_t k, uint64_t *uv)
-{
-	if (s->r)
-		return kedge_read_at(s->r, s->first + off, k, uv);
-	const unsigned char *p = s->mem + off * 2 * (uint64_t)s->w;
-	for (size_t e = 0; e < 2 * k; e++)
-		uv[e] = s->w == 4 ? kio_get32(p + 4 * e) : kio_get64(p + 8 * e);
-	return 0;
-}
-
-static void encode(const uint64_t *uv, size_t k, int w, unsigned char *b)
-{
-	for (size_t e = 0; e < 2 * k; e++)
-		if (w == 4)
-			kio_put32(b + 4 * e, (uint32_t)uv[e]);
-		else
-			kio_put64(b + 8 * e, uv[e]);
-}
-
-/* ------------------------------------------------------------ radix sorts */
-
-#define DEFINE_SORT(NAME, T)                                                                            \
-	static void NAME(T *a, T *tmp, size_t n, int bits)                                              \
-	{                                                                                               \
-		if (n <= 48) {                                                                          \
-			for (size_t k = 1; k < n; k++) {                                                \
-				T x = a[k];                                                             \
-				size_t m = k;                                                           \
-				for (; m > 0 && a[m - 1] > x; m--)                                      \
-					a[m] = a[m - 1];                                                \
-				a[m] = x;                                                               \
-			}                                                                               \
-			return;                                                                         \
-		}                                                                                       \
-		int lg = bits_for(n), maxd = lg < 4 ? 4 : lg > 11 ? 11 : lg;                            \
-		int passes = bits ? (bits + maxd - 1) / maxd : 1, db = (bits + passes - 1) / passes;   \
-		size_t cnt[1 << 11];                                                                    \
-		T *src = a, *dst = tmp, mask = (T)(((T)1 << db) - 1);                                   \
-		for (int p = 0, sh = 0; p < passes && sh < bits; p++, sh += db) {                       \
-			memset(cnt, 0, sizeof(size_t) << db);                                           \
-			for (size_t k = 0; k < n; k++)                                                  \
-				cnt[(src[k] >> sh) & mask]++;                                           \
-			if (cnt[(src[0] >> sh) & mask] == n)                                            \
-				continue;                                                               \
-			size_t s = 0;                                                                   \
-			for (size_t d = 0; d < ((size_t)1 << db); d++) {                                \
-				size_t c = cnt[d];                                                      \
-				cnt[d] = s;                                                             \
-				s += c;                                                                 \
-			}                                                                               \
-			for (size_t k = 0; k < n; k++) {                                                \
-				T x = src[k];                                                           \
-				dst[cnt[(x >> sh) & mask]++] = x;                                       \
-			}                                                                               \
-			T *t = src;                                                                     \
-			src = dst;                                                                      \
-			dst = t;                                                                        \
-		}                                                                                       \
-		if (src != a)                                                                           \
-			memcpy(a, src, n * sizeof(T));                                                  \
-	}
-DEFINE_SORT(sort32, uint32_t)
-DEFINE_SORT(sort64, uint64_t)
+enum { ROUND = 1 << 17, PATHMAX = 4096 };
 
 /* ------------------------------------------------------------------ plan */
 
@@ -189,8 +61,8 @@ static int make_plan(plan *pl, uint64_t nv, uint64_t M, int R, int C, int P, int
 		pl->vj[b] = (uint32_t)(b / R);
 	}
 	uint64_t ncols = pl->g.N / (uint64_t)C, nrows = pl->g.N / (uint64_t)R;
-	pl->bc = bits_for(ncols);
-	pl->br = bits_for(nrows);
+	pl->bc = kpart_bits_for(ncols);
+	pl->br = kpart_bits_for(nrows);
 	int bits = pl->bc + pl->br;
 	if (bits > 64)
 		return -2;
@@ -201,7 +73,7 @@ static int make_plan(plan *pl, uint64_t nv, uint64_t M, int R, int C, int P, int
 	 * 2^16 buckets made pass 2 40% slower at scale 22); more only where
 	 * 32-bit residuals need them */
 	uint64_t per = 2 * M / (uint64_t)pl->RC / 4096;
-	int cap = pl->bc < 20 ? pl->bc : 20, tb = bits_for(per + 1);
+	int cap = pl->bc < 20 ? pl->bc : 20, tb = kpart_bits_for(per + 1);
 	if (tb > 10)
 		tb = 10;
 	if (tb > cap)
@@ -222,336 +94,6 @@ static void plan_free(plan *pl)
 {
 	free(pl->vi);
 	free(pl->vj);
-}
-
-/* ---------------------------------------------------------------- passes */
-
-/* Pass 1: bucket sizes of every key of the slice (and its CRC, self-loops). */
-static int pass1(const plan *pl, source *s, int idbytes, uint32_t *crc, uint64_t *hist, uint64_t *selfloops)
-{
-	int T = nthreads();
-	size_t H = (size_t)pl->RC * pl->nbk;
-	uint64_t *ht = kcalloc(kmul(H, (size_t)T), 8);
-	uint64_t *uv = kmalloc((size_t)CHUNK * 16);
-	unsigned char *enc = crc ? kmalloc((size_t)CHUNK * 2 * (size_t)idbytes) : NULL;
-	uint64_t sl = 0, nbk = pl->nbk;
-	int rc = 0, br = pl->br, rb = pl->rbits, C = pl->C;
-	for (uint64_t off = 0; off < s->n && !rc; off += CHUNK) {
-		size_t k = s->n - off < CHUNK ? (size_t)(s->n - off) : CHUNK;
-		if ((rc = source_get(s, off, k, uv)))
-			break;
-		if (crc) {
-			encode(uv, k, idbytes, enc);
-			*crc = kio_crc32(*crc, enc, k * 2 * (size_t)idbytes);
-		}
-#pragma omp parallel reduction(+ : sl) if (k > 65536)
-		{
-			uint64_t *h = ht + (size_t)tid() * H;
-#pragma omp for schedule(static)
-			for (size_t e = 0; e < k; e++) {
-				uint64_t u = uv[2 * e], v = uv[2 * e + 1];
-				if (u == v) {
-					sl++;
-					continue;
-				}
-				ends a = split(pl, u), b = split(pl, v);
-				h[((size_t)b.i * C + a.j) * nbk + ((a.lc << br | b.lr) >> rb)]++;
-				h[((size_t)a.i * C + b.j) * nbk + ((b.lc << br | a.lr) >> rb)]++;
-			}
-		}
-	}
-	for (int t = 0; t < T; t++)
-		for (size_t x = 0; x < H; x++)
-			hist[x] += ht[(size_t)t * H + x];
-	*selfloops = sl;
-	free(ht);
-	free(uv);
-	free(enc);
-	return rc;
-}
-
-/* Drop keys of part pt into their buckets; -1 when a bucket overflows. */
-static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n)
-{
-	int rb = pl->rbits, bad = 0;
-	uint64_t rmask = pl->rmask, *fill = pt->bfill, *end = pt->bstart + 1;
-	if (nthreads() == 1 || n < 65536) {
-		if (pl->res64) {
-			uint64_t *res = pt->res;
-			for (size_t e = 0; e < n; e++) {
-				uint64_t b = keys[e] >> rb, pos = fill[b]++;
-				bad |= pos >= end[b];
-				res[pos < end[b] ? pos : 0] = keys[e] & rmask;
-			}
-		} else {
-			uint32_t *res = pt->res;
-			for (size_t e = 0; e < n; e++) {
-				uint64_t b = keys[e] >> rb, pos = fill[b]++;
-				bad |= pos >= end[b];
-				res[pos < end[b] ? pos : 0] = (uint32_t)(keys[e] & rmask);
-			}
-		}
-		return bad ? -1 : 0;
-	}
-#pragma omp parallel for schedule(static) reduction(| : bad)
-	for (size_t e = 0; e < n; e++) {
-		uint64_t key = keys[e], b = key >> rb, pos = __atomic_fetch_add(&fill[b], 1, __ATOMIC_RELAXED);
-		if (pos >= end[b]) {
-			bad = 1;
-			continue;
-		}
-		if (pl->res64)
-			((uint64_t *)pt->res)[pos] = key & rmask;
-		else
-			((uint32_t *)pt->res)[pos] = (uint32_t)(key & rmask);
-	}
-	return bad ? -1 : 0;
-}
-
-/* Pass 2: read the slice in rounds, exchange, drop.  parts[] are local. */
-static int pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t round, const char *input)
-{
-	uint64_t nmax = s->n;
-	kcomm_allreduce_u64(comm, &nmax, 1, KCOMM_MAX);
-	uint64_t nrounds = (nmax + round - 1) / round;
-	int P = pl->P, RC = pl->RC, C = pl->C, br = pl->br, rc = 0, changed = 0;
-	uint64_t *uv = kmalloc(kmul((size_t)round, 16));
-	uint64_t *key = kmalloc(kmul((size_t)round, 16)), *sbuf = NULL, *rbuf = NULL;
-	uint32_t *dest = kmalloc(kmul((size_t)round, 8));
-	size_t *cnt = kcalloc((size_t)RC * 5, sizeof(size_t)), *sd = cnt + RC, *rcv = sd + RC, *rd = rcv + RC,
-	       *pos = rd + RC, rcap = 0;
-	if (P > 1)
-		sbuf = kmalloc(kmul((size_t)round, 16));
-	for (uint64_t r = 0; r < nrounds; r++) {
-		uint64_t off = r * round;
-		size_t k = off >= s->n ? 0 : (s->n - off < round ? (size_t)(s->n - off) : (size_t)round);
-		if (k && !rc)
-			rc = source_get(s, off, k, uv);
-		if ((rc = kcomm_agree(comm, rc)))
-			break;
-		size_t n = 0;
-		memset(cnt, 0, sizeof(size_t) * (size_t)RC);
-		for (size_t e = 0; e < k; e++) {
-			uint64_t u = uv[2 * e], v = uv[2 * e + 1];
-			if (u == v)
-				continue;
-			ends a = split(pl, u), b = split(pl, v);
-			uint32_t d1 = b.i * (uint32_t)C + a.j, d2 = a.i * (uint32_t)C + b.j;
-			dest[n] = d1;
-			key[n++] = a.lc << br | b.lr;
-			dest[n] = d2;
-			key[n++] = b.lc << br | a.lr;
-			cnt[d1]++;
-			cnt[d2]++;
-		}
-		if (P == 1) {
-			/* every part is here: sort the keys by part, then drop */
-			size_t acc = 0;
-			for (int p = 0; p < RC; p++) {
-				pos[p] = acc;
-				acc += cnt[p];
-			}
-			if (RC == 1) {
-				changed |= drop(pl, &parts[0], key, n);
-				continue;
-			}
-			uint64_t *sorted = (uint64_t *)uv; /* uv is free now */
-			for (size_t e = 0; e < n; e++)
-				sorted[pos[dest[e]]++] = key[e];
-			for (size_t p = 0, at = 0; p < (size_t)RC; p++) {
-				changed |= drop(pl, &parts[p], sorted + at, cnt[p]);
-				at += cnt[p];
-			}
-			continue;
-		}
-		/* keys for this rank are dropped at once, the rest exchanged */
-		size_t acc = 0, self = cnt[pl->me];
-		cnt[pl->me] = 0;
-		for (int p = 0; p < P; p++) {
-			sd[p] = acc * 8;
-			pos[p] = acc;
-			acc += cnt[p];
-		}
-		pos[pl->me] = acc;
-		for (size_t e = 0; e < n; e++)
-			sbuf[pos[dest[e]]++] = key[e];
-		changed |= drop(pl, &parts[0], sbuf + acc, self);
-		for (int p = 0; p < P; p++)
-			cnt[p] *= 8;
-		kcomm_alltoall(comm, cnt, sizeof(size_t), rcv);
-		size_t tot = 0;
-		for (int p = 0; p < P; p++) {
-			rd[p] = tot;
-			tot += rcv[p];
-		}
-		if (tot > rcap) {
-			rcap = tot + tot / 8;
-			rbuf = krealloc(rbuf, rcap);
-		}
-		kcomm_alltoallv(comm, sbuf, cnt, sd, rbuf, rcv, rd);
-		changed |= drop(pl, &parts[0], rbuf, tot / 8);
-	}
-	for (int p = 0; p < (P == 1 ? RC : 1) && !rc; p++)
-		for (uint64_t b = 0; b < pl->nbk; b++)
-			changed |= parts[p].bfill[b] != parts[p].bstart[b + 1];
-	if (!rc && changed) {
-		kerror("'%s': the input changed while it was being read", input);
-		rc = KEXIT_DATA;
-	}
-	free(uv);
-	free(key);
-	free(dest);
-	free(cnt);
-	free(sbuf);
-	free(rbuf);
-	return rc;
-}
-
-/* --------------------------------------------------------------- blocks */
-
-/* Sort and deduplicate every bucket: the CSC of pt (colptr, rowidx, nnz). */
-static void build_csc(const plan *pl, part *pt)
-{
-	uint64_t ncols = pl->g.N / (uint64_t)pl->C, nbk = pl->nbk, maxb = 0;
-	kpart_block *b = &pt->b;
-	b->colptr = kcalloc((size_t)ncols + 1, 8);
-	pt->pre = kcalloc((size_t)ncols, 8);
-	uint64_t *dcnt = kmalloc(kmul((size_t)nbk, 8));
-	for (uint64_t k = 0; k < nbk; k++)
-		if (pt->bstart[k + 1] - pt->bstart[k] > maxb)
-			maxb = pt->bstart[k + 1] - pt->bstart[k];
-	int br = pl->br, rb = pl->rbits, r64 = pl->res64;
-	uint64_t rowmask = pl->rowmask, *cnt = b->colptr + 1, *pre = pt->pre;
-#pragma omp parallel if (pt->E > 65536)
-	{
-		void *tmp = kmalloc(kmul((size_t)maxb, r64 ? 8 : 4));
-#pragma omp for schedule(dynamic, 8)
-		for (uint64_t k = 0; k < nbk; k++) {
-			uint64_t s = pt->bstart[k], n = pt->bstart[k + 1] - s, out = s, prev = 0;
-			if (r64)
-				sort64((uint64_t *)pt->res + s, tmp, (size_t)n, rb);
-			else
-				sort32((uint32_t *)pt->res + s, tmp, (size_t)n, rb);
-			for (uint64_t e = s; e < s + n; e++) {
-				uint64_t x = r64 ? ((uint64_t *)pt->res)[e] : ((uint32_t *)pt->res)[e];
-				uint64_t kk = k << rb | x, col = kk >> br;
-				pre[col]++;
-				if (e > s && x == prev)
-					continue;
-				prev = x;
-				cnt[col]++;
-				if (r64)
-					((uint64_t *)pt->res)[out++] = kk & rowmask;
-				else
-					((uint32_t *)pt->res)[out++] = (uint32_t)(kk & rowmask);
-			}
-			dcnt[k] = out - s;
-		}
-		free(tmp);
-	}
-	size_t w = r64 ? 8 : 4, nnz = 0;
-	char *res = pt->res;
-	for (uint64_t k = 0; k < nbk; k++) {
-		if (dcnt[k] && pt->bstart[k] != nnz)
-			memmove(res + nnz * w, res + pt->bstart[k] * w, (size_t)dcnt[k] * w);
-		nnz += dcnt[k];
-	}
-	if (r64 && !pl->idx64) {
-		uint32_t *o = pt->res;
-		for (size_t e = 0; e < nnz; e++)
-			o[e] = (uint32_t)((uint64_t *)pt->res)[e];
-		w = 4;
-	}
-	KASSERT(r64 || !pl->idx64);
-	for (uint64_t c = 0; c < ncols; c++)
-		b->colptr[c + 1] += b->colptr[c];
-	b->rowidx = krealloc(pt->res, nnz * w);
-	pt->res = NULL;
-	b->nnz = nnz;
-	b->ncols = ncols;
-	b->nrows = pl->g.N / (uint64_t)pl->R;
-	b->idx64 = pl->idx64;
-	b->g = pl->g;
-	b->i = pt->i;
-	b->j = pt->j;
-	free(dcnt);
-	free(pt->bstart);
-	free(pt->bfill);
-	pt->bstart = pt->bfill = NULL;
-}
-
-static inline uint64_t getx(const void *a, int idx64, uint64_t k)
-{
-	return idx64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
-}
-static inline void setx(void *a, int idx64, uint64_t k, uint64_t x)
-{
-	if (idx64)
-		((uint64_t *)a)[k] = x;
-	else
-		((uint32_t *)a)[k] = (uint32_t)x;
-}
-
-/* Sort every column's rows (after a relabelling). */
-static void sort_columns(kpart_block *b, int bits)
-{
-	uint64_t maxc = 0;
-	for (uint64_t c = 0; c < b->ncols; c++)
-		if (b->colptr[c + 1] - b->colptr[c] > maxc)
-			maxc = b->colptr[c + 1] - b->colptr[c];
-#pragma omp parallel
-	{
-		void *tmp = kmalloc(kmul((size_t)maxc, b->idx64 ? 8 : 4));
-#pragma omp for schedule(dynamic, 256)
-		for (uint64_t c = 0; c < b->ncols; c++) {
-			uint64_t s = b->colptr[c], n = b->colptr[c + 1] - s;
-			if (b->idx64)
-				sort64((uint64_t *)b->rowidx + s, tmp, (size_t)n, bits);
-			else
-				sort32((uint32_t *)b->rowidx + s, tmp, (size_t)n, bits);
-		}
-		free(tmp);
-	}
-}
-
-/* Rename columns and rows (old local index -> new) and re-sort. */
-static void remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, const uint64_t *rowperm)
-{
-	uint64_t *np = kcalloc((size_t)b->ncols + 1, 8);
-	for (uint64_t c = 0; c < b->ncols; c++)
-		np[colperm[c] + 1] = b->colptr[c + 1] - b->colptr[c];
-	for (uint64_t c = 0; c < b->ncols; c++)
-		np[c + 1] += np[c];
-	void *nr = kmalloc(kmul((size_t)b->nnz, b->idx64 ? 8 : 4));
-#pragma omp parallel for schedule(dynamic, 1024)
-	for (uint64_t c = 0; c < b->ncols; c++) {
-		uint64_t d = np[colperm[c]];
-		for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++)
-			setx(nr, b->idx64, d++, rowperm[getx(b->rowidx, b->idx64, k)]);
-	}
-	free(b->colptr);
-	free(b->rowidx);
-	b->colptr = np;
-	b->rowidx = nr;
-	sort_columns(b, pl->br);
-}
-
-/* Owner's order of its block: degree descending, then id. newpos[old] = new. */
-static void degree_order(const uint64_t *deg, uint64_t nb, uint64_t *newpos)
-{
-	uint64_t maxd = 0;
-	for (uint64_t k = 0; k < nb; k++)
-		maxd = deg[k] > maxd ? deg[k] : maxd;
-	int db = bits_for(maxd + 1), kb = bits_for(nb);
-	KASSERT(db + kb <= 64);
-	uint64_t *key = kmalloc(kmul((size_t)nb, 16)), *tmp = key + nb;
-	for (uint64_t k = 0; k < nb; k++)
-		key[k] = (maxd - deg[k]) << kb | k;
-	sort64(key, tmp, (size_t)nb, db + kb);
-	uint64_t kmask = kb == 64 ? UINT64_MAX : (UINT64_C(1) << kb) - 1;
-	for (uint64_t k = 0; k < nb; k++)
-		newpos[key[k] & kmask] = k;
-	free(key);
 }
 
 /* ---------------------------------------------------------------- output */
@@ -639,87 +181,6 @@ static int write_build_info(const kpart_opts *o, const kpart_build_stats *st, co
 	return rc;
 }
 
-/* ----------------------------------------------------------------- input */
-
-/* Rank 0, seekable file: the trailer (read at size-20) and the file size. */
-static int read_trailer(const char *input, const kedge_info *info, uint64_t *size, uint32_t *crc)
-{
-	kio_in *in = kio_open_in(input, 0);
-	if (!in)
-		return KEXIT_IO;
-	uint64_t sz = kio_size(in), rec = 2 * (uint64_t)info->idbytes;
-	uint64_t hdr = 44 + strlen(info->prov) + (info->flags & KEDGE_F_MAP ? 8 * info->nv + 4 : 0);
-	uint64_t want = info->ne > (UINT64_C(1) << 58) ? UINT64_MAX : hdr + info->ne * rec + KPART_TRAILER_BYTES;
-	unsigned char t[20];
-	int rc = KEXIT_DATA;
-	if (sz < want)
-		kerror("'%s': truncated file (%llu bytes, %llu expected)", input, (unsigned long long)sz,
-		       (unsigned long long)want);
-	else if (sz > want)
-		kerror("'%s': unexpected data after the trailer", input);
-	else if ((rc = kio_pread(in, t, 20, sz - 20, "trailer")))
-		;
-	else if (memcmp(t, "KEND", 4) || kio_crc32(0, t, 16) != kio_get32(t + 16) || kio_get64(t + 4) != info->ne)
-		kerror("'%s': corrupt trailer (file damaged or truncated)", input), rc = KEXIT_DATA;
-	else
-		*crc = kio_get32(t + 12), *size = sz;
-	kio_close_in(in);
-	return rc;
-}
-
-/* Stream input: rank 0 reads (kedge_read checks the CRC and the trailer)
- * and deals chunks round-robin; every rank keeps its chunks in s->mem. */
-static int deal(kcomm *comm, kedge_reader *r, int idbytes, source *s, uint32_t *crc)
-{
-	int P = kcomm_size(comm), me = kcomm_rank(comm), rc = 0;
-	size_t rec = 2 * (size_t)idbytes, cap = 0;
-	uint64_t hdr[2];
-	s->w = idbytes;
-	if (me == 0) {
-		uint64_t *uv = kmalloc((size_t)CHUNK * 16);
-		unsigned char *enc = kmalloc((size_t)CHUNK * rec);
-		for (uint64_t c = 0;; c++) {
-			size_t got = 0;
-			if ((rc = kedge_read(r, uv, CHUNK, &got)) || !got)
-				break;
-			encode(uv, got, idbytes, enc);
-			*crc = kio_crc32(*crc, enc, got * rec);
-			int d = (int)(c % (uint64_t)P);
-			if (d) {
-				hdr[0] = got;
-				hdr[1] = 0;
-				kcomm_send(comm, hdr, sizeof hdr, d, 91);
-				kcomm_send(comm, enc, got * rec, d, 92);
-				continue;
-			}
-			if ((s->n + got) * rec > cap) {
-				cap = (s->n + got) * rec * 2;
-				s->mem = krealloc(s->mem, cap);
-			}
-			memcpy(s->mem + s->n * rec, enc, got * rec);
-			s->n += got;
-		}
-		hdr[0] = 0;
-		hdr[1] = (uint64_t)rc;
-		for (int d = 1; d < P; d++)
-			kcomm_send(comm, hdr, sizeof hdr, d, 91);
-		free(uv);
-		free(enc);
-		return rc;
-	}
-	for (;;) {
-		kcomm_recv(comm, hdr, sizeof hdr, 0, 91);
-		if (!hdr[0])
-			return (int)hdr[1];
-		if ((s->n + hdr[0]) * rec > cap) {
-			cap = (s->n + hdr[0]) * rec * 2;
-			s->mem = krealloc(s->mem, cap);
-		}
-		kcomm_recv(comm, s->mem + s->n * rec, hdr[0] * rec, 0, 92);
-		s->n += hdr[0];
-	}
-}
-
 /* ------------------------------------------------------------- the build */
 
 static uint64_t input_id(uint64_t x, const kpart_grid *g, const uint64_t *map)
@@ -757,7 +218,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 				dc[c] = parts[0].b.colptr[c + 1] - parts[0].b.colptr[c];
 			kcomm_reduce_scatter_u64(colc, dc, deg, (size_t)nb, KCOMM_SUM);
 			newpos = kmalloc(kmul((size_t)nb, 8));
-			degree_order(deg, nb, newpos);
+			kpart_degree_order(deg, nb, newpos);
 			kcomm_allgather(colc, newpos, (size_t)nb * 8, colperm);
 			kcomm_allgather(rowc, newpos, (size_t)nb * 8, rowperm);
 			free(dc);
@@ -769,7 +230,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 				for (uint64_t c = 0, c0 = kpart_col_first(&pl->g, parts[p].j); c < ncols; c++)
 					gd[c0 + c] += parts[p].b.colptr[c + 1] - parts[p].b.colptr[c];
 			for (uint64_t vb = 0; vb < (uint64_t)pl->RC; vb++)
-				degree_order(gd + vb * nb, nb, gp + vb * nb);
+				kpart_degree_order(gd + vb * nb, nb, gp + vb * nb);
 			free(gd);
 		}
 		for (int p = 0; p < nloc; p++) {
@@ -784,7 +245,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 				colperm[c] += c / nb * nb;
 			for (uint64_t r = 0; r < nrows; r++)
 				rowperm[r] += r / nb * nb;
-			remap_csc(pl, b, colperm, rowperm);
+			kpart_remap_csc(pl, b, colperm, rowperm);
 		}
 		free(colperm);
 		free(rowperm);
@@ -837,7 +298,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	int P = kcomm_size(comm), me = kcomm_rank(comm), rc = 0;
 	memset(st, 0, sizeof *st);
 	st->nprocs = P;
-	st->threads = nthreads();
+	st->threads = kpart_nthreads();
 	if (o->R <= 0 || o->C <= 0 || (uint64_t)o->R * (uint64_t)o->C > KPART_MAX_PROCS) {
 		if (me == 0)
 			kerror("a %dx%d grid is not possible (1 to %u processors)", o->R, o->C, KPART_MAX_PROCS);
@@ -868,7 +329,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 				       (unsigned long long)info.nv);
 				rc = KEXIT_USAGE;
 			} else if (!hdr[1]) {
-				rc = read_trailer(o->input, &info, &hdr[6], &crc);
+				rc = kpart_read_trailer(o->input, &info, &hdr[6], &crc);
 				hdr[7] = crc;
 			}
 		}
@@ -925,7 +386,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 		goto out;
 	}
 	if (stream) {
-		rc = kcomm_agree(comm, deal(comm, r, idbytes, &s, &crc));
+		rc = kcomm_agree(comm, kpart_deal(comm, r, idbytes, &s, &crc));
 	} else {
 		s.r = r;
 		s.first = (uint64_t)((unsigned __int128)hdr[3] * (unsigned)me / (unsigned)P);
@@ -938,7 +399,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	size_t H = (size_t)pl.RC * pl.nbk;
 	uint64_t *hist = kcalloc(H, 8), sl = 0;
 	uint32_t scrc = 0;
-	rc = kcomm_agree(comm, pass1(&pl, &s, idbytes, stream ? NULL : &scrc, hist, &sl));
+	rc = kcomm_agree(comm, kpart_pass1(&pl, &s, idbytes, stream ? NULL : &scrc, hist, &sl));
 	if (!rc && !stream) {
 		uint64_t mine[2] = {scrc, s.n * 2 * (uint64_t)idbytes}, *all = kmalloc(16 * (size_t)P);
 		kcomm_allgather(comm, mine, 16, all);
@@ -984,7 +445,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	if (mine != hist)
 		free(mine);
 	free(hist);
-	rc = pass2(&pl, comm, &s, parts, o->round_tuples ? o->round_tuples : ROUND, o->input);
+	rc = kpart_pass2(&pl, comm, &s, parts, o->round_tuples ? o->round_tuples : ROUND, o->input);
 	if ((rc = kcomm_agree(comm, rc)))
 		goto out;
 	kedge_close(r);
@@ -993,7 +454,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	s.mem = NULL;
 	st->t_build += lap(me, "pass 2 (read, exchange, drop)", &tl);
 	for (int p = 0; p < nloc; p++)
-		build_csc(&pl, &parts[p]);
+		kpart_build_csc(&pl, &parts[p]);
 	st->t_build += lap(me, "sort, dedup: CSC", &tl);
 	finish_parts(&pl, comm, parts, nloc, o->relabel, map);
 	st->t_build += lap(me, o->relabel ? "tdeg, relabel" : "tdeg", &tl);

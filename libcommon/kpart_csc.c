@@ -1,0 +1,203 @@
+/*
+ * kpart_csc.c: the builder's buckets into blocks (kpart_build.c step 5):
+ * radix sorts, sort and dedup of every bucket into the CSC, and the
+ * relabelling by degree (the owner's order, the CSC remapped and re-sorted).
+ */
+#include "kpart.h"
+#include "kpart_internal.h"
+#include "klog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ radix sorts */
+
+#define DEFINE_SORT(NAME, T)                                                                            \
+	static void NAME(T *a, T *tmp, size_t n, int bits)                                              \
+	{                                                                                               \
+		if (n <= 48) {                                                                          \
+			for (size_t k = 1; k < n; k++) {                                                \
+				T x = a[k];                                                             \
+				size_t m = k;                                                           \
+				for (; m > 0 && a[m - 1] > x; m--)                                      \
+					a[m] = a[m - 1];                                                \
+				a[m] = x;                                                               \
+			}                                                                               \
+			return;                                                                         \
+		}                                                                                       \
+		int lg = kpart_bits_for(n), maxd = lg < 4 ? 4 : lg > 11 ? 11 : lg;                      \
+		int passes = bits ? (bits + maxd - 1) / maxd : 1, db = (bits + passes - 1) / passes;   \
+		size_t cnt[1 << 11];                                                                    \
+		T *src = a, *dst = tmp, mask = (T)(((T)1 << db) - 1);                                   \
+		for (int p = 0, sh = 0; p < passes && sh < bits; p++, sh += db) {                       \
+			memset(cnt, 0, sizeof(size_t) << db);                                           \
+			for (size_t k = 0; k < n; k++)                                                  \
+				cnt[(src[k] >> sh) & mask]++;                                           \
+			if (cnt[(src[0] >> sh) & mask] == n)                                            \
+				continue;                                                               \
+			size_t s = 0;                                                                   \
+			for (size_t d = 0; d < ((size_t)1 << db); d++) {                                \
+				size_t c = cnt[d];                                                      \
+				cnt[d] = s;                                                             \
+				s += c;                                                                 \
+			}                                                                               \
+			for (size_t k = 0; k < n; k++) {                                                \
+				T x = src[k];                                                           \
+				dst[cnt[(x >> sh) & mask]++] = x;                                       \
+			}                                                                               \
+			T *t = src;                                                                     \
+			src = dst;                                                                      \
+			dst = t;                                                                        \
+		}                                                                                       \
+		if (src != a)                                                                           \
+			memcpy(a, src, n * sizeof(T));                                                  \
+	}
+DEFINE_SORT(sort32, uint32_t)
+DEFINE_SORT(sort64, uint64_t)
+
+/* --------------------------------------------------------------- blocks */
+
+/* Sort and deduplicate every bucket: the CSC of pt (colptr, rowidx, nnz). */
+void kpart_build_csc(const plan *pl, part *pt)
+{
+	uint64_t ncols = pl->g.N / (uint64_t)pl->C, nbk = pl->nbk, maxb = 0;
+	kpart_block *b = &pt->b;
+	b->colptr = kcalloc((size_t)ncols + 1, 8);
+	pt->pre = kcalloc((size_t)ncols, 8);
+	uint64_t *dcnt = kmalloc(kmul((size_t)nbk, 8));
+	for (uint64_t k = 0; k < nbk; k++)
+		if (pt->bstart[k + 1] - pt->bstart[k] > maxb)
+			maxb = pt->bstart[k + 1] - pt->bstart[k];
+	int br = pl->br, rb = pl->rbits, r64 = pl->res64;
+	uint64_t rowmask = pl->rowmask, *cnt = b->colptr + 1, *pre = pt->pre;
+#pragma omp parallel if (pt->E > 65536)
+	{
+		void *tmp = kmalloc(kmul((size_t)maxb, r64 ? 8 : 4));
+#pragma omp for schedule(dynamic, 8)
+		for (uint64_t k = 0; k < nbk; k++) {
+			uint64_t s = pt->bstart[k], n = pt->bstart[k + 1] - s, out = s, prev = 0;
+			if (r64)
+				sort64((uint64_t *)pt->res + s, tmp, (size_t)n, rb);
+			else
+				sort32((uint32_t *)pt->res + s, tmp, (size_t)n, rb);
+			for (uint64_t e = s; e < s + n; e++) {
+				uint64_t x = r64 ? ((uint64_t *)pt->res)[e] : ((uint32_t *)pt->res)[e];
+				uint64_t kk = k << rb | x, col = kk >> br;
+				pre[col]++;
+				if (e > s && x == prev)
+					continue;
+				prev = x;
+				cnt[col]++;
+				if (r64)
+					((uint64_t *)pt->res)[out++] = kk & rowmask;
+				else
+					((uint32_t *)pt->res)[out++] = (uint32_t)(kk & rowmask);
+			}
+			dcnt[k] = out - s;
+		}
+		free(tmp);
+	}
+	size_t w = r64 ? 8 : 4, nnz = 0;
+	char *res = pt->res;
+	for (uint64_t k = 0; k < nbk; k++) {
+		if (dcnt[k] && pt->bstart[k] != nnz)
+			memmove(res + nnz * w, res + pt->bstart[k] * w, (size_t)dcnt[k] * w);
+		nnz += dcnt[k];
+	}
+	if (r64 && !pl->idx64) {
+		uint32_t *o = pt->res;
+		for (size_t e = 0; e < nnz; e++)
+			o[e] = (uint32_t)((uint64_t *)pt->res)[e];
+		w = 4;
+	}
+	KASSERT(r64 || !pl->idx64);
+	for (uint64_t c = 0; c < ncols; c++)
+		b->colptr[c + 1] += b->colptr[c];
+	b->rowidx = krealloc(pt->res, nnz * w);
+	pt->res = NULL;
+	b->nnz = nnz;
+	b->ncols = ncols;
+	b->nrows = pl->g.N / (uint64_t)pl->R;
+	b->idx64 = pl->idx64;
+	b->g = pl->g;
+	b->i = pt->i;
+	b->j = pt->j;
+	free(dcnt);
+	free(pt->bstart);
+	free(pt->bfill);
+	pt->bstart = pt->bfill = NULL;
+}
+
+static inline uint64_t getx(const void *a, int idx64, uint64_t k)
+{
+	return idx64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
+}
+static inline void setx(void *a, int idx64, uint64_t k, uint64_t x)
+{
+	if (idx64)
+		((uint64_t *)a)[k] = x;
+	else
+		((uint32_t *)a)[k] = (uint32_t)x;
+}
+
+/* Sort every column's rows (after a relabelling). */
+static void sort_columns(kpart_block *b, int bits)
+{
+	uint64_t maxc = 0;
+	for (uint64_t c = 0; c < b->ncols; c++)
+		if (b->colptr[c + 1] - b->colptr[c] > maxc)
+			maxc = b->colptr[c + 1] - b->colptr[c];
+#pragma omp parallel
+	{
+		void *tmp = kmalloc(kmul((size_t)maxc, b->idx64 ? 8 : 4));
+#pragma omp for schedule(dynamic, 256)
+		for (uint64_t c = 0; c < b->ncols; c++) {
+			uint64_t s = b->colptr[c], n = b->colptr[c + 1] - s;
+			if (b->idx64)
+				sort64((uint64_t *)b->rowidx + s, tmp, (size_t)n, bits);
+			else
+				sort32((uint32_t *)b->rowidx + s, tmp, (size_t)n, bits);
+		}
+		free(tmp);
+	}
+}
+
+/* Rename columns and rows (old local index -> new) and re-sort. */
+void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, const uint64_t *rowperm)
+{
+	uint64_t *np = kcalloc((size_t)b->ncols + 1, 8);
+	for (uint64_t c = 0; c < b->ncols; c++)
+		np[colperm[c] + 1] = b->colptr[c + 1] - b->colptr[c];
+	for (uint64_t c = 0; c < b->ncols; c++)
+		np[c + 1] += np[c];
+	void *nr = kmalloc(kmul((size_t)b->nnz, b->idx64 ? 8 : 4));
+#pragma omp parallel for schedule(dynamic, 1024)
+	for (uint64_t c = 0; c < b->ncols; c++) {
+		uint64_t d = np[colperm[c]];
+		for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++)
+			setx(nr, b->idx64, d++, rowperm[getx(b->rowidx, b->idx64, k)]);
+	}
+	free(b->colptr);
+	free(b->rowidx);
+	b->colptr = np;
+	b->rowidx = nr;
+	sort_columns(b, pl->br);
+}
+
+/* Owner's order of its block: degree descending, then id. newpos[old] = new. */
+void kpart_degree_order(const uint64_t *deg, uint64_t nb, uint64_t *newpos)
+{
+	uint64_t maxd = 0;
+	for (uint64_t k = 0; k < nb; k++)
+		maxd = deg[k] > maxd ? deg[k] : maxd;
+	int db = kpart_bits_for(maxd + 1), kb = kpart_bits_for(nb);
+	KASSERT(db + kb <= 64);
+	uint64_t *key = kmalloc(kmul((size_t)nb, 16)), *tmp = key + nb;
+	for (uint64_t k = 0; k < nb; k++)
+		key[k] = (maxd - deg[k]) << kb | k;
+	sort64(key, tmp, (size_t)nb, db + kb);
+	uint64_t kmask = kb == 64 ? UINT64_MAX : (UINT64_C(1) << kb) - 1;
+	for (uint64_t k = 0; k < nb; k++)
+		newpos[key[k] & kmask] = k;
+	free(key);
+}

@@ -1,0 +1,87 @@
+/*
+ * kpart_internal: what the files behind kpart.h share among themselves
+ * (kpart.c: math, manifest, loading; kpart_write.c: rank files, manifest
+ * and directory on the way out; the builder: kpart_build.c the pipeline,
+ * kpart_input.c reading and dealing out the edges, kpart_csc.c buckets to
+ * CSC and relabelling).  Not for other callers.
+ */
+#ifndef KPART_INTERNAL_H
+#define KPART_INTERNAL_H
+
+#include "kpart.h"
+#include "kedge.h"
+
+#include <stdint.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_LE 1
+#else
+#define HOST_LE 0
+#endif
+
+/* "dir/name", kmalloc'd */
+char *kpart_join(const char *dir, const char *name);
+
+static inline int kpart_bits_for(uint64_t n) /* bits to write 0 .. n-1 */
+{
+	return n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
+}
+
+/* ---- the builder ---------------------------------------------------------- */
+
+#ifdef _OPENMP
+static inline int kpart_nthreads(void) { return omp_get_max_threads(); }
+static inline int kpart_tid(void) { return omp_get_thread_num(); }
+#else
+static inline int kpart_nthreads(void) { return 1; }
+static inline int kpart_tid(void) { return 0; }
+#endif
+
+/* n / d by multiplication (one correction step at most): fdiv_q in kpart_input.c */
+typedef struct fdiv {
+	uint64_t d, m;
+} fdiv;
+
+typedef struct plan {
+	kpart_grid g;
+	int R, C, RC, P, me;
+	fdiv fnb;
+	uint32_t *vi, *vj;  /* vertex block -> grid (i, j) of its owner */
+	int br, bc, rbits;  /* bits of a local row, column; residual */
+	int res64, idx64, off64_all;
+	uint64_t nbk, rmask, rowmask;
+} plan;
+
+/* One part being built (P(i,j)). */
+typedef struct part {
+	int p, i, j;
+	uint64_t E;       /* keys received */
+	uint64_t *bstart; /* nbk + 1 */
+	uint64_t *bfill;
+	void *res;        /* E residuals */
+	uint64_t *pre;    /* ncols: column counts before dedup */
+	kpart_block b;
+} part;
+
+/* The tuples this rank reads: a slice of a file or chunks held in memory. */
+typedef struct source {
+	kedge_reader *r;
+	uint64_t first, n;
+	unsigned char *mem;
+	int w; /* id bytes */
+} source;
+
+/* kpart_input.c */
+int kpart_pass1(const plan *pl, source *s, int idbytes, uint32_t *crc, uint64_t *hist, uint64_t *selfloops);
+int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t round, const char *input);
+int kpart_read_trailer(const char *input, const kedge_info *info, uint64_t *size, uint32_t *crc);
+int kpart_deal(kcomm *comm, kedge_reader *r, int idbytes, source *s, uint32_t *crc);
+/* kpart_csc.c */
+void kpart_build_csc(const plan *pl, part *pt);
+void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, const uint64_t *rowperm);
+void kpart_degree_order(const uint64_t *deg, uint64_t nb, uint64_t *newpos);
+
+#endif
