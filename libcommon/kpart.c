@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const unsigned char kpart_magic[KPART_MAGIC_LEN] = {0x89, 'K', 'P', 'A', 'R', 'T', '\r', '\n'};
 
@@ -179,6 +180,11 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 		return KEXIT_DATA;
 	}
 	char *path = kpart_join(dir, "manifest");
+	if (access(path, F_OK) && errno == ENOENT) {
+		kerror("'%s': not a kbfs partition (no manifest)", dir);
+		free(path);
+		return KEXIT_DATA;
+	}
 	char *text;
 	size_t len;
 	int rc = slurp(path, &text, &len);
