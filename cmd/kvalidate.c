@@ -4,6 +4,7 @@
 #include "kcomm.h"
 #include "kedge.h"
 #include "kimport.h"
+#include "kidmap.h"
 #include "kio.h"
 #include "kjson.h"
 #include "klog.h"
@@ -60,61 +61,15 @@ typedef struct graph {
 	uint64_t nreal;     /* with an identity map: input ids are 0..nreal-1 */
 	/* rank 0 only */
 	uint64_t *map;      /* internal -> input id (N entries) or NULL */
-	uint64_t *inv;      /* input id -> internal, dense (ninv entries) or NULL */
-	uint64_t ninv;
-	uint64_t *pairs;    /* sorted (input, internal) pairs when not dense */
-	uint64_t npairs;
+	kidmap inv;         /* input id -> internal */
 } graph;
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
-}
 
 /* input id -> internal id, NONE when not a vertex of the graph */
 static uint64_t to_internal(const graph *g, uint64_t x)
 {
 	if (!g->map)
 		return x < g->nreal ? x : NONE;
-	if (g->inv)
-		return x < g->ninv ? g->inv[x] : NONE;
-	uint64_t lo = 0, hi = g->npairs;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (g->pairs[2 * mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->npairs && g->pairs[2 * lo] == x ? g->pairs[2 * lo + 1] : NONE;
-}
-
-static void build_inverse(graph *g)
-{
-	if (!g->map)
-		return;
-	uint64_t max = 0;
-	for (uint64_t v = 0; v < g->N; v++)
-		if (g->map[v] != NONE && g->map[v] > max)
-			max = g->map[v];
-	if (max < 4 * g->N + 1024) {
-		g->ninv = max + 1;
-		g->inv = kmalloc(kmul((size_t)g->ninv, 8));
-		for (uint64_t x = 0; x < g->ninv; x++)
-			g->inv[x] = NONE;
-		for (uint64_t v = g->N; v-- > 0;)
-			if (g->map[v] != NONE)
-				g->inv[g->map[v]] = v;
-		return;
-	}
-	g->pairs = kmalloc(kmul((size_t)g->N, 16));
-	for (uint64_t v = 0; v < g->N; v++)
-		if (g->map[v] != NONE) {
-			g->pairs[2 * g->npairs] = g->map[v];
-			g->pairs[2 * g->npairs++ + 1] = v;
-		}
-	qsort(g->pairs, (size_t)g->npairs, 16, cmp_pair);
+	return kidmap_find(&g->inv, x);
 }
 
 static int load_partition(kcomm *w, graph *g)
@@ -301,8 +256,7 @@ static void graph_free(graph *g)
 		kpart_block_free(&g->b);
 	free(g->uv);
 	free(g->map);
-	free(g->inv);
-	free(g->pairs);
+	kidmap_free(&g->inv);
 }
 
 /* ------------------------------------------------------------ pred files */
@@ -495,7 +449,8 @@ static int run(kcomm *w, const opts *o)
 	plist l = {0};
 	int worst = 0;
 	if (rank == 0) {
-		build_inverse(&g);
+		if (g.map)
+			kidmap_build(&g.inv, g.map, g.N);
 		for (int k = 0; k < o->npreds; k++) {
 			int e = add_pred_arg(&l, o->preds[k]);
 			if (e > worst)

@@ -7,6 +7,7 @@
 #define KBFS_INTERNAL_H
 
 #include "kbfs.h"
+#include "kidmap.h"
 
 /* A vertex looked up by id (kbfs_lookup). */
 typedef struct kbfs_vref {
@@ -44,8 +45,7 @@ typedef struct kbfs_run {
 	char *hosts; /* size * 64 bytes */
 	int local_ranks, threads;
 	int json_stdout;
-	uint64_t *inv;  /* (orig, local) pairs sorted by orig */
-	uint64_t ninv;
+	kidmap inv;     /* input id -> local owned vertex (when the block has orig) */
 	kbfs_root *res;
 	size_t nres;
 	uint64_t *mypred;   /* nb packed entries of this rank */

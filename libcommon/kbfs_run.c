@@ -45,39 +45,10 @@ void kbfs_opts_default(kbfs_opts *o)
 
 /* ---- ids: input id <-> internal id ---- */
 
-static int cmp_pair(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
 static void build_inverse(kbfs_run *r)
 {
-	const kpart_block *b = r->b;
-	if (!b->orig)
-		return;
-	r->inv = kmalloc(kmul((size_t)b->g.nb, 16));
-	r->ninv = 0;
-	for (uint64_t k = 0; k < b->g.nb; k++)
-		if (b->orig[k] != KPART_NO_VERTEX) {
-			r->inv[2 * r->ninv] = b->orig[k];
-			r->inv[2 * r->ninv + 1] = k;
-			r->ninv++;
-		}
-	qsort(r->inv, (size_t)r->ninv, 16, cmp_pair);
-}
-
-static uint64_t inv_find(const kbfs_run *r, uint64_t id)
-{
-	size_t lo = 0, hi = (size_t)r->ninv;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->inv[2 * mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->ninv && r->inv[2 * lo] == id ? r->inv[2 * lo + 1] : UINT64_MAX;
+	if (r->b->orig)
+		kidmap_build(&r->inv, r->b->orig, r->b->g.nb);
 }
 
 int kbfs_is_real(const kpart_block *b, uint64_t k)
@@ -95,7 +66,7 @@ void kbfs_lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbfs_
 	for (size_t k = 0; k < n; k++) {
 		uint64_t x = ids[k], loc = UINT64_MAX;
 		if (as_input && b->orig)
-			loc = inv_find(r, x);
+			loc = kidmap_find(&r->inv, x);
 		else if (x < g->N && kpart_owner(g, x) == r->rank && kbfs_is_real(b, x - first))
 			loc = x - first;
 		if (loc == UINT64_MAX)
@@ -607,7 +578,7 @@ static void cleanup(kbfs_run *r)
 	for (size_t k = 0; k < r->nres; k++)
 		free(r->res[k].lv);
 	free(r->res);
-	free(r->inv);
+	kidmap_free(&r->inv);
 	free(r->hosts);
 	free(r->pred);
 	free(r->mypred);
