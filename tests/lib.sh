@@ -112,6 +112,18 @@ MPIRUN() {
 	mpirun --allow-run-as-root --oversubscribe -np "$np" $EXEC "$@"
 }
 
+# same_depths A B: every depth-*.txt of run A equals B's file of the same
+# name, and there is at least one
+same_depths() {
+	local f n=0
+	for f in "$1"/depth-*.txt; do
+		[ -f "$f" ] || return 1
+		cmp -s "$f" "$2/$(basename "$f")" || { echo "#   $(basename "$f") differs"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
+
 done_testing() {
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]

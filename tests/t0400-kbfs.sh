@@ -21,15 +21,6 @@ kb() {
 }
 json_roots() { sed -n 's/^      "root": \([0-9]*\),$/\1/p' "$1"; }
 json_nedge() { sed -n 's/^      "nedge": \([0-9]*\),$/\1/p' "$1"; }
-# same_depths OUT REFDIR: every depth file in OUT equals the serial BFS's
-same_depths() {
-	local f n=0
-	for f in "$1"/depth-*.txt; do
-		cmp -s "$f" "$2/$(basename "$f")" || { echo "#   $f differs"; return 1; }
-		n=$((n + 1))
-	done
-	[ "$n" -gt 0 ]
-}
 
 # ---- graphs, partitions, the serial reference ----
 declare -A NROOT

@@ -11,9 +11,9 @@ cc -O2 -o "$REF" "$TOP/tests/tools/kbfs-refbfs.c" || { echo "Bail out! cannot bu
 export OMP_NUM_THREADS=1
 
 json_roots() { sed -n 's/^      "root": \([0-9]*\),$/\1/p' "$1"; }
-# same_depths OUT REF: each kbfs depth file equals the serial one (vertex 0,
+# same_depths_1based OUT REF: each kbfs depth file equals the serial one (vertex 0,
 # absent from 1-based inputs, dropped from the reference)
-same_depths() {
+same_depths_1based() {
 	local f n=0
 	for f in "$1"/depth-*.txt; do
 		grep -v '^0 ' "$2/$(basename "$f")" | cmp -s "$f" - || { echo "#   $f differs"; return 1; }
@@ -39,7 +39,7 @@ for g in 4elt copter2 mdual; do
 				--json "$T/j.json" --depth-out "$T/d" --pred-out "$T/p" "$T/$g.$grid"
 			mkdir -p "$T/ref"
 			"$REF" -n $((nv + 1)) -o "$T/ref" "$T/$g.txt" $(json_roots "$T/j.json") >"$T/ref.nedge"
-			ok "$g $grid $dir: depths equal the serial BFS (input ids)" same_depths "$T/d" "$T/ref"
+			ok "$g $grid $dir: depths equal the serial BFS (input ids)" same_depths_1based "$T/d" "$T/ref"
 			python3 -c "import json; d=json.load(open('$T/j.json'))
 print('\n'.join('%d %d' % (r['root'], r['nedge']) for r in d['roots']))" >"$T/k.nedge"
 			ok "$g $grid $dir: nedge equals the serial count" cmp -s "$T/k.nedge" "$T/ref.nedge"

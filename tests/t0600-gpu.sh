@@ -81,16 +81,6 @@ kb() {
 	shift
 	prun "$g" kbfs "$@"
 }
-# same_depths A B: the depth files of two runs are identical (and there are some)
-same_depths() {
-	local f n=0
-	for f in "$1"/depth-*.txt; do
-		[ -f "$f" ] || return 1
-		cmp -s "$f" "$2/$(basename "$f")" || { echo "#   $(basename "$f") differs"; return 1; }
-		n=$((n + 1))
-	done
-	[ "$n" -gt 0 ]
-}
 
 for s in $SCALES; do
 	part "$s" 1x1

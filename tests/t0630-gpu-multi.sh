@@ -32,15 +32,6 @@ if ! kbfs_wired; then
 	done_testing
 	exit
 fi
-same_depths() {
-	local f n=0
-	for f in "$1"/depth-*.txt; do
-		[ -f "$f" ] || return 1
-		cmp -s "$f" "$2/$(basename "$f")" || { echo "#   $(basename "$f") differs"; return 1; }
-		n=$((n + 1))
-	done
-	[ "$n" -gt 0 ]
-}
 for s in 12 14; do
 	part "$s" 1x1
 	rm -rf "$T/cpu$s"
