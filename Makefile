@@ -40,7 +40,7 @@ ifeq ($(MPI),1)
 CC := mpicc
 else
 CC ?= gcc
-$(info kbfs: mpi off (no mpicc; install libopenmpi-dev) - programs run as a single process)
+$(info kbfs: mpi off ($(if $(MPICC_FOUND),MPI=0,no mpicc: install libopenmpi-dev)) - programs run as a single process)
 endif
 
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
@@ -52,7 +52,7 @@ NCCL_HDR := $(firstword $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl
 NCCL ?= $(if $(NCCL_HDR),1,0)
 else
 NCCL := 0
-$(info kbfs: cuda off (no nvcc) - the GPU engine is not built)
+$(info kbfs: cuda off ($(if $(NVCC),CUDA=0,no nvcc)) - the GPU engine is not built)
 endif
 ifeq ($(CUDA),1)
 ifneq ($(NCCL),1)

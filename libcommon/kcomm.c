@@ -260,6 +260,7 @@ void kcomm_reduce_scatter_u64(kcomm *c, const uint64_t *send, uint64_t *recv, si
 #endif
 }
 
+#if KBUILD_MPI
 static int fits_int(const size_t *a, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -267,6 +268,7 @@ static int fits_int(const size_t *a, int n)
 			return 0;
 	return 1;
 }
+#endif
 
 void kcomm_allgather(kcomm *c, const void *send, size_t bytes_each, void *recv)
 {
