@@ -131,20 +131,55 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	}
 	const uint32_t *ri = b->rowidx;
 	uint32_t *ci = colidx, smask = (UINT32_C(1) << s) - 1;
-	uint64_t *ps = kcalloc((size_t)np + 1, 8), *pos = kmalloc(kmul((size_t)np, 8)), maxp = 0;
-	for (uint64_t k = 0; k < b->nnz; k++)
-		ps[(ri[k] >> s) + 1]++;
-	for (uint64_t p = 0; p < np; p++) {
-		maxp = ps[p + 1] > maxp ? ps[p + 1] : maxp;
-		ps[p + 1] += ps[p];
-		pos[p] = ps[p];
-	}
-	for (uint64_t c = 0; c < nc; c++)
-		for (uint64_t k = b->colptr[c], e = b->colptr[c + 1]; k < e; k++) {
-			uint32_t r = ri[k];
-			ci[pos[r >> s]++] = (r & smask) << bc | (uint32_t)c;
+	uint64_t *ps = kcalloc((size_t)np + 1, 8), maxp = 0;
+	/* Pass 1 in parallel: thread t takes the columns [cb[t], cb[t+1]) that
+	 * hold about nnz/nt entries, counts them per partition, then scatters
+	 * them from its own offsets.  Thread t's entries of a partition follow
+	 * thread t-1's, so every partition holds its entries in column order,
+	 * exactly as one thread would write them. */
+	int nt = b->nnz > 65536 ? kpart_nthreads() : 1;
+	uint64_t *cb = kmalloc(kmul((size_t)nt + 1, 8));
+	uint64_t *pos = kcalloc(kmul((size_t)nt, (size_t)np), 8);
+	for (int t = 0; t <= nt; t++) {
+		uint64_t want = b->nnz / (uint64_t)nt * (uint64_t)t, lo = 0, hi = nc;
+		while (lo < hi) { /* first column starting at or after want */
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (b->colptr[mid] < want)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
+		cb[t] = t == nt ? nc : lo;
+	}
+#pragma omp parallel num_threads(nt)
+	{
+		int t = kpart_tid();
+		uint64_t *my = pos + (size_t)t * np;
+		for (uint64_t k = b->colptr[cb[t]], e = b->colptr[cb[t + 1]]; k < e; k++)
+			my[ri[k] >> s]++;
+#pragma omp barrier
+#pragma omp single
+		{
+			uint64_t at = 0;
+			for (uint64_t p = 0; p < np; p++) {
+				ps[p] = at;
+				for (int u = 0; u < nt; u++) {
+					uint64_t c = pos[(size_t)u * np + p];
+					pos[(size_t)u * np + p] = at;
+					at += c;
+				}
+				maxp = at - ps[p] > maxp ? at - ps[p] : maxp;
+			}
+			ps[np] = at;
+		}
+		for (uint64_t c = cb[t]; c < cb[t + 1]; c++)
+			for (uint64_t k = b->colptr[c], e = b->colptr[c + 1]; k < e; k++) {
+				uint32_t r = ri[k];
+				ci[my[r >> s]++] = (r & smask) << bc | (uint32_t)c;
+			}
+	}
 	free(pos);
+	free(cb);
 	uint32_t cmask = bc == 32 ? UINT32_MAX : (UINT32_C(1) << bc) - 1;
 #pragma omp parallel if (b->nnz > 65536)
 	{
