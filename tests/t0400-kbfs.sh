@@ -63,26 +63,24 @@ run_grid() { # run_grid SCALE RxC NAME ARGS...
 	run_ok "s$s $g $name: every tree validates" kb $np "$T/p$s-$g" --json "$T/j.json" --depth-out "$T/d" "$@"
 	cp "$T/out" "$T/block"
 }
-for g in 1x1 1x2 2x1 2x2 1x4 4x1 2x3; do
-	run_grid 10 $g "64 roots"
-	is "$(json_roots "$T/j.json" | tr '\n' ' ')" "$(tr '\n' ' ' <"$VEC/s10/roots.txt")" "s10 $g: the 64 roots are the reference's"
-	is "$(paste -d' ' <(json_roots "$T/j.json") <(json_nedge "$T/j.json") | cksum)" "$(cksum <"$T/vec10.nedge")" \
-		"s10 $g: nedge per root equals the reference 3.0.1 count"
-	ok "s10 $g: depths of all 64 trees equal the serial BFS" same_depths "$T/d" "$T/ref10"
-done
+# vs_vectors SCALE GRID: the 64 default roots on GRID; roots and nedge equal
+# the reference's vectors, depths the serial BFS's
+vs_vectors() {
+	local s=$1 g=$2
+	run_grid "$s" "$g" "64 roots"
+	is "$(json_roots "$T/j.json" | tr '\n' ' ')" "$(tr '\n' ' ' <"$VEC/s$s/roots.txt")" "s$s $g: the 64 roots are the reference's"
+	is "$(paste -d' ' <(json_roots "$T/j.json") <(json_nedge "$T/j.json") | cksum)" "$(cksum <"$T/vec$s.nedge")" \
+		"s$s $g: nedge per root equals the reference 3.0.1 count"
+	ok "s$s $g: depths of all 64 trees equal the serial BFS" same_depths "$T/d" "$T/ref$s"
+}
+for g in 1x1 1x2 2x1 2x2 1x4 4x1 2x3; do vs_vectors 10 $g; done
 ok "s10: root 0's depths equal the reference's depth.root0.txt" cmp -s "$T/d/depth-$(head -1 "$VEC/s10/roots.txt").txt" "$VEC/s10/depth.root0.txt"
 kstat "$T/j.json" >"$T/kstat.out" 2>"$T/err"
 ok "kstat recomputes the same statistics block from the JSON" cmp -s "$T/kstat.out" "$T/block"
 grep -q '"levels": \[' "$T/j.json" && grep -q '"allreduce":' "$T/j.json" && grep -q '"hosts":' "$T/j.json"
 ok "the JSON records levels, phase times and hosts" test $? -eq 0
 
-for g in 1x1 1x2 2x2 2x3; do
-	run_grid 12 $g "64 roots"
-	is "$(json_roots "$T/j.json" | tr '\n' ' ')" "$(tr '\n' ' ' <"$VEC/s12/roots.txt")" "s12 $g: the 64 roots are the reference's"
-	is "$(paste -d' ' <(json_roots "$T/j.json") <(json_nedge "$T/j.json") | cksum)" "$(cksum <"$T/vec12.nedge")" \
-		"s12 $g: nedge per root equals the reference 3.0.1 count"
-	ok "s12 $g: depths equal the serial BFS" same_depths "$T/d" "$T/ref12"
-done
+for g in 1x1 1x2 2x2 2x3; do vs_vectors 12 $g; done
 ok "s12: root 0's depths equal the reference's depth.root0.txt" cmp -s "$T/d/depth-$(head -1 "$VEC/s12/roots.txt").txt" "$VEC/s12/depth.root0.txt"
 run_grid 12 2x2relabel "--relabel degree (input ids through orig)" -n 16
 ok "s12 relabelled: depths in input ids equal the serial BFS" same_depths "$T/d" "$T/ref12"
