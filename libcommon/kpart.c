@@ -405,7 +405,7 @@ static int read_array(kio_in *in, void *dst, uint64_t n, int mw, int fw, uint32_
 		}
 		return 0;
 	}
-	enum { CH = 1 << 16 };
+	enum { CH = 1 << 22 };
 	unsigned char *buf = kmalloc((size_t)CH * 8);
 	for (uint64_t k0 = 0; k0 < n; k0 += CH) {
 		size_t k = n - k0 > CH ? CH : (size_t)(n - k0);
@@ -415,6 +415,7 @@ static int read_array(kio_in *in, void *dst, uint64_t n, int mw, int fw, uint32_
 			return rc;
 		}
 		*crc = kio_crc32(*crc, buf, k * (size_t)fw);
+#pragma omp parallel for schedule(static) if (k > 65536)
 		for (size_t e = 0; e < k; e++) {
 			uint64_t v = fw == 8 ? kio_get64(buf + 8 * e) : kio_get32(buf + 4 * e);
 			if (mw == 8)
