@@ -180,6 +180,7 @@ int main(int argc, char **argv)
 		if (!o.outdir)
 			o.outdir = outdir = default_output(o.input);
 		o.argv = cmdline;
+		kopt_check_affinity();
 		kpart_build_stats st;
 		rc = kpart_build(world, &o, &st);
 		if (!rc && me == 0) {

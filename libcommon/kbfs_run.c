@@ -452,6 +452,7 @@ static void set_threads(kbfs_run *r, int want)
 	if (n > 0)
 		kopt_set_threads(n);
 	r->threads = kopt_max_threads();
+	kopt_check_affinity();
 }
 
 /* ---- the run ---- */

@@ -3,6 +3,7 @@
 #include "kbuild.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -133,4 +134,20 @@ int kopt_max_threads(void)
 #else
 	return 1;
 #endif
+}
+
+int kopt_check_affinity(void)
+{
+	int threads = kopt_max_threads();
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof set, &set))
+		return 0;
+	int cpus = CPU_COUNT(&set);
+	if (cpus <= 0 || threads <= cpus)
+		return 0;
+	kwarn("%d OpenMP threads share %d CPU%s (this process's affinity mask): under mpirun, add "
+	      "--bind-to none or --map-by slot:PE=%d",
+	      threads, cpus, cpus == 1 ? "" : "s", threads);
+	return 1;
 }

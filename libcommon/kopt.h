@@ -36,5 +36,9 @@ _Noreturn void kopt_usage_error(const char *fmt, ...) __attribute__((format(prin
 /* Set the OpenMP thread count (0 = leave the default). */
 void kopt_set_threads(int n);
 int kopt_max_threads(void);
+/* Warn when more OpenMP threads than the CPUs of this process's affinity
+ * mask will run, as after mpirun's default bind-to-core with
+ * OMP_NUM_THREADS set; returns 1 when it warned. */
+int kopt_check_affinity(void);
 
 #endif
