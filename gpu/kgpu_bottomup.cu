@@ -6,7 +6,10 @@
 // (a bitmap made at set-up) count as visited, so a word of visited or
 // isolated rows costs two broadcast loads.  Each lane takes a row of the word's lower, then
 // upper half: rows of at most bu_split entries are scanned by their lane
-// alone (thread per row), longer rows by the whole warp, 32 entries a step,
+// alone (thread per row, bu_batch column indices loaded and tested in F
+// before the first hit is looked for, so a lane has that many independent
+// loads in flight instead of one dependent chain), longer rows by the whole
+// warp, 32 entries a step,
 // a ballot finding the first hit (warp per row).  Either way the parent is
 // the first neighbour in F in CSR order, as the CPU engine finds it, and
 // "examined" counts the entries a sequential scan reads.  F (N/C bits) is
@@ -23,7 +26,7 @@ __device__ __forceinline__ bool in_front(const u64 *__restrict__ f, u64 c)
 	return (__ldg(&f[c >> 6]) >> (c & 63)) & 1;
 }
 
-template <typename Idx, typename Off>
+template <typename Idx, typename Off, int B>
 __global__ void __launch_bounds__(BU_BLOCK, 4)
 	k_bu(const Off *__restrict__ rowptr, const Idx *__restrict__ colidx, const u64 *__restrict__ colfront,
 	     const u64 *__restrict__ empty, u64 *__restrict__ rowvis, u64 *__restrict__ rownext, u64 *__restrict__ pl,
@@ -48,17 +51,31 @@ __global__ void __launch_bounds__(BU_BLOCK, 4)
 			const u64 deg = b1 - b0;
 			bool hit = false;
 			u64 par = 0;
-			if (deg && deg <= split) { // thread per row
+			if (deg && deg <= split) { // thread per row, B probes in flight
 				u64 k = b0;
-				for (; k < b1; k++) {
-					const u64 c = colidx[k];
-					if (in_front(colfront, c)) {
+				while (k < b1) {
+					u64 c[B];
+					bool in[B];
+#pragma unroll
+					for (int i = 0; i < B; i++)
+						c[i] = k + i < b1 ? (u64)colidx[k + i] : 0;
+#pragma unroll
+					for (int i = 0; i < B; i++)
+						in[i] = k + i < b1 && in_front(colfront, c[i]);
+					int f = B;
+#pragma unroll
+					for (int i = B - 1; i >= 0; i--)
+						if (in[i])
+							f = i;
+					if (f < B) {
 						hit = true;
-						par = c;
+						par = c[f];
+						k += (u64)f + 1;
 						break;
 					}
+					k += B;
 				}
-				examined += (hit ? k + 1 : k) - b0;
+				examined += (hit ? k : b1) - b0;
 			}
 			unsigned longm = __ballot_sync(KGPU_FULL, deg > split);
 			while (longm) { // warp per row
@@ -112,10 +129,14 @@ template <typename Idx, typename Off> void bu_run(kgpu_state *st, u64 level, kbf
 	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
 	CUDA_CHECK(cudaMemsetAsync(rownext, 0, g.roww * 8, st->s));
 	const u64 split = (u64)st->o.bu_split;
-	k_bu<Idx, Off><<<kgpu_blocks(g.roww, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
+	auto kern = st->o.bu_batch >= 8 ? k_bu<Idx, Off, 8>
+		    : st->o.bu_batch >= 4 ? k_bu<Idx, Off, 4>
+		    : st->o.bu_batch >= 2 ? k_bu<Idx, Off, 2>
+					  : k_bu<Idx, Off, 1>;
+	kern<<<kgpu_blocks(g.roww, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
 		(const Off *)st->slot[KS_ROWPTR], (const Idx *)st->slot[KS_COLIDX], kgpu_buf(st, KBFS_COLFRONT),
-		(const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_ROWVIS), rownext, kgpu_buf(st, KBFS_PL), level << KBFS_PARENT_BITS, g.col_first, g.roww,
-		split, st->cnt);
+		(const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_ROWVIS), rownext, kgpu_buf(st, KBFS_PL),
+		level << KBFS_PARENT_BITS, g.col_first, g.roww, split, st->cnt);
 	KGPU_LAUNCHED("k_bu");
 	kgpu_counters c;
 	kgpu_counters_read(st, &c);

@@ -354,6 +354,10 @@ extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 		kerror("bottom-up split %d out of range (0 to 1048576)", o->bu_split);
 		return KEXIT_USAGE;
 	}
+	if (o->bu_batch != 1 && o->bu_batch != 2 && o->bu_batch != 4 && o->bu_batch != 8) {
+		kerror("--bu-batch %d: want 1, 2, 4 or 8", o->bu_batch);
+		return KEXIT_USAGE;
+	}
 	memset(e, 0, sizeof *e);
 	kgpu_state *st = (kgpu_state *)kcalloc(1, sizeof *st);
 	st->o = *o;

@@ -252,6 +252,8 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_kv_string(w, "transport", transport_names[o->transport]);
 	kjson_kv_string(w, "kernel", kgpu_kernel_name(o->gpu.kernel));
 	kjson_kv_int(w, "vbfs_k", o->gpu.vbfs_k);
+	kjson_kv_int(w, "bu_split", o->gpu.bu_split);
+	kjson_kv_int(w, "bu_batch", o->gpu.bu_batch);
 	kjson_end_object(w);
 	kjson_kv_string(w, "teps_edges",
 			"reference 3.0.1: input tuples with both endpoints in the root's component, "
