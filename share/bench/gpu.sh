@@ -9,8 +9,11 @@
 #   share/bench/gpu.sh --ablation SCALE     each optimisation off in turn (grid: --grid, default 1x1)
 #   share/bench/gpu.sh --two-gpu [SCALE...] grids 1x2 and 2x1 on two GPUs against 1x1 (default 24)
 # Options: --grid RxC (ablation grid), --roots N (default 64), --fresh
-# (regenerate graphs and partitions), --keep (keep generated files; the
-# default keeps them too, delete $KBFS_BENCH_DIR yourself).
+# (regenerate graphs and partitions), --drop (delete each partition once its
+# runs are done: scale 28 leaves room for one ~70 GB partition at a time),
+# --no-mpi (--two-gpu: skip the MPI-transport and 2x2 rows).
+# Grids of several ranks are partitioned under mpirun (the ranks share the
+# work); every mpirun runs with --bind-to none so a rank's threads spread.
 # Environment: KBFS_BENCH_DIR, OUT, THREADS (default nproc), KBFS_BENCH_ENGINE
 # (default cuda; cpu for a comparison row), KBFS_BENCH_GPUS (CUDA_VISIBLE_DEVICES), KBFS_ARGS
 # (extra kbfs options for every run).
@@ -28,6 +31,8 @@ ROOTS=64
 MODE=scales
 GRID=1x1
 FRESH=0
+DROP=0
+NOMPI=0
 SCALES=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,8 +41,9 @@ while [ $# -gt 0 ]; do
 	--grid) shift; GRID=$1 ;;
 	--roots) shift; ROOTS=$1 ;;
 	--fresh) FRESH=1 ;;
-	--keep) ;;
-	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+	--drop) DROP=1 ;;
+	--no-mpi) NOMPI=1 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
 	[0-9]*) SCALES+=("$1") ;;
 	*) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -86,9 +92,15 @@ partition() {
 	PART_S=cached
 	if [ $FRESH = 1 ] || [ ! -f "$d/manifest" ]; then
 		local t0
+		local np=$((${g%x*} * ${g#*x}))
 		t0=$(now)
-		OMP_NUM_THREADS=$THREADS kpart -q -R "${g%x*}" -C "${g#*x}" --force -o "$d" "$WORK/s$s.kg" ||
-			{ echo "gpu.sh: kpart $g scale $s failed" >&2; exit 1; }
+		if [ "$np" -eq 1 ]; then
+			OMP_NUM_THREADS=$THREADS kpart -v -R 1 -C 1 --force -o "$d" "$WORK/s$s.kg" 2>"$OUTD/part-s$s-$g.err"
+		else
+			OMP_NUM_THREADS=$((THREADS / np > 0 ? THREADS / np : 1)) mpirun --allow-run-as-root --oversubscribe \
+				--bind-to none -np "$np" -x OMP_NUM_THREADS kpart -v -R "${g%x*}" -C "${g#*x}" --force -o "$d" \
+				"$WORK/s$s.kg" 2>"$OUTD/part-s$s-$g.err"
+		fi || { tail -3 "$OUTD/part-s$s-$g.err" >&2; echo "gpu.sh: kpart $g scale $s failed" >&2; exit 1; }
 		PART_S=$(secs "$t0" "$(now)")
 	fi
 	PART=$d
@@ -107,7 +119,7 @@ search() {
 			kbfs --engine "$ENGINE" -v --json "$log.json" "$@" ${KBFS_ARGS:-} "$PART" >"$log.out" 2>"$log.err"
 	else
 		CUDA_VISIBLE_DEVICES=${KBFS_BENCH_GPUS:-$cvd} OMP_NUM_THREADS=$((THREADS / np > 0 ? THREADS / np : 1)) \
-			mpirun --allow-run-as-root --oversubscribe -np "$np" -x CUDA_VISIBLE_DEVICES -x OMP_NUM_THREADS \
+			mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" -x CUDA_VISIBLE_DEVICES -x OMP_NUM_THREADS \
 			kbfs --engine "$ENGINE" -v --json "$log.json" "$@" ${KBFS_ARGS:-} "$PART" >"$log.out" 2>"$log.err"
 	fi
 	rc=$?
@@ -124,6 +136,11 @@ search() {
 		printf "%-28s %5s %5s %4s %10.3f %10.3f %10s %8s %8s %8s  %-10s %s\n", n, s, g, ng, hm / 1e9, mt * 1e3,
 			(mv == "-" ? "-" : sprintf("%.3f", mv)), gs, ps, w, st, a }' | tee -a "$TABLE"
 	[ $rc -eq 0 ] || sed 's/^/#   /' "$log.err" | tail -5 | tee -a "$TABLE"
+}
+# drop: with --drop, delete the partition just searched (disk space)
+drop() {
+	[ $DROP = 1 ] && rm -rf "$PART"
+	return 0
 }
 header() {
 	printf "%-28s %5s %5s %4s %10s %10s %10s %8s %8s %8s  %-10s %s\n" run scale grid gpus GTEPS "BFS ms" \
@@ -162,6 +179,11 @@ ablation)
 		for k in 8 32 128; do
 			search "s$SCALE-$GRID-vbfs-k$k" "$GRID" $ng -n "$ROOTS" --no-validate --kernel vbfs --vbfs-k $k
 		done
+		if kbfs --help 2>&1 | grep -q -- '--bu-batch'; then
+			for b in 1 2 8; do
+				search "s$SCALE-$GRID-bu-batch$b" "$GRID" $ng -n "$ROOTS" --no-validate --bu-batch $b
+			done
+		fi
 		[ "$GRID" != 1x1 ] && search "s$SCALE-$GRID-transport-mpi" "$GRID" $ng -n "$ROOTS" --no-validate --transport mpi
 	fi
 	;;
@@ -172,15 +194,20 @@ two)
 		gen "$SCALE"
 		partition "$SCALE" 1x1
 		search "s$SCALE-1x1" 1x1 1 -n "$ROOTS"
+		drop
 		for g in 1x2 2x1; do
 			GEN_S=cached
 			partition "$SCALE" "$g"
 			search "s$SCALE-$g" "$g" 2 -n "$ROOTS"
-			[ $wired = 1 ] && search "s$SCALE-$g-mpi" "$g" 2 -n "$ROOTS" --no-validate --transport mpi
+			[ $wired = 1 ] && [ $NOMPI = 0 ] && search "s$SCALE-$g-mpi" "$g" 2 -n "$ROOTS" --no-validate --transport mpi
+			drop
 		done
-		GEN_S=cached
-		partition "$SCALE" 2x2
-		search "s$SCALE-2x2-2gpu" 2x2 2 -n "$ROOTS" --no-validate
+		if [ $NOMPI = 0 ]; then
+			GEN_S=cached
+			partition "$SCALE" 2x2
+			search "s$SCALE-2x2-2gpu" 2x2 2 -n "$ROOTS" --no-validate
+			drop
+		fi
 	done
 	;;
 esac
