@@ -6,9 +6,9 @@
 // (a bitmap made at set-up) count as visited, so a word of visited or
 // isolated rows costs two broadcast loads.  Each lane takes a row of the word's lower, then
 // upper half: rows of at most bu_split entries are scanned by their lane
-// alone (thread per row, bu_batch column indices loaded and tested in F
-// before the first hit is looked for, so a lane has that many independent
-// loads in flight instead of one dependent chain), longer rows by the whole
+// alone (thread per row; with bu_batch > 1 that many column indices are
+// loaded and tested in F before the first hit is looked for, which an H100
+// ran slower than one at a time), longer rows by the whole
 // warp, 32 entries a step,
 // a ballot finding the first hit (warp per row).  Either way the parent is
 // the first neighbour in F in CSR order, as the CPU engine finds it, and

@@ -42,7 +42,7 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	o->vbfs_k = 32;
 	o->gpu = -1;
 	o->bu_split = 32;
-	o->bu_batch = 4;
+	o->bu_batch = 1;
 	const char *v = getenv("KBFS_CUDA_TD_CHUNK");
 	if (v && *v) {
 		char *end;

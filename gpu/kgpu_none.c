@@ -22,7 +22,7 @@ void kgpu_opts_default(kgpu_opts *o)
 	o->vbfs_k = 32;
 	o->gpu = -1;
 	o->bu_split = 32;
-	o->bu_batch = 4;
+	o->bu_batch = 1;
 }
 
 int kgpu_kernel_parse(const char *name)
