@@ -36,6 +36,7 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --vbfs-k K        edges per virtual vertex of --kernel vbfs (1 to 1048576; 32)\n"
 		"      --gpu N           use device N (default: node-local rank modulo visible GPUs)\n"
 		"      --bu-split N      bottom-up: rows with more than N entries get a warp (32)\n"
+		"      --bu-rows N       bottom-up: rows a thread scans together, 1 or 2 (2)\n"
 		"      --bu-batch N      bottom-up: probes a thread issues at once, 1, 2, 4 or 8 (1)\n"
 		"      --transport T     auto, mpi or nccl (default auto: nccl when built in;\n"
 		"                        nccl needs the cuda engine)\n"
@@ -53,7 +54,7 @@ static _Noreturn void usage(FILE *fp, int status)
 
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
-	O_PRED, O_PFMT, O_DEPTH, O_THREADS, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_TRANSPORT, O_DRYRUN
+	O_PRED, O_PFMT, O_DEPTH, O_THREADS, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN
 };
 
 static const struct option long_opts[] = {
@@ -67,7 +68,8 @@ static const struct option long_opts[] = {
 	{"pred-format", required_argument, 0, O_PFMT}, {"depth-out", required_argument, 0, O_DEPTH},
 	{"threads", required_argument, 0, O_THREADS}, {"kernel", required_argument, 0, O_KERNEL},
 	{"vbfs-k", required_argument, 0, O_VBFSK}, {"gpu", required_argument, 0, O_GPU},
-	{"bu-split", required_argument, 0, O_BUSPLIT}, {"bu-batch", required_argument, 0, O_BUBATCH}, {"transport", required_argument, 0, O_TRANSPORT},
+	{"bu-split", required_argument, 0, O_BUSPLIT}, {"bu-batch", required_argument, 0, O_BUBATCH},
+	{"bu-rows", required_argument, 0, O_BUROWS}, {"transport", required_argument, 0, O_TRANSPORT},
 	{"dry-run", no_argument, 0, O_DRYRUN},    {"quiet", no_argument, 0, 'q'},
 	{"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
 	{"version", no_argument, 0, 'V'},         {0, 0, 0, 0}};
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
 			if (o.gpu.bu_batch & (o.gpu.bu_batch - 1))
 				kopt_usage_error("--bu-batch: '%s' is not 1, 2, 4 or 8", optarg);
 			break;
+		case O_BUROWS: o.gpu.bu_rows = (int)kopt_u64("--bu-rows", optarg, 1, 2); break;
 		case O_TRANSPORT: o.transport = kopt_choice("--transport", optarg, transports); break;
 		case O_DRYRUN: o.dry_run = 1; break;
 		case 'q': klog_set_quiet(1); break;

@@ -6,15 +6,19 @@
 // (a bitmap made at set-up) count as visited, so a word of visited or
 // isolated rows costs two broadcast loads.  Each lane takes a row of the word's lower, then
 // upper half: rows of at most bu_split entries are scanned by their lane
-// alone (thread per row; with bu_batch > 1 that many column indices are
-// loaded and tested in F before the first hit is looked for, which an H100
-// ran slower than one at a time), longer rows by the whole
+// alone (thread per row), longer rows by the whole
 // warp, 32 entries a step,
 // a ballot finding the first hit (warp per row).  Either way the parent is
 // the first neighbour in F in CSR order, as the CPU engine finds it, and
 // "examined" counts the entries a sequential scan reads.  F (N/C bits) is
 // only read, through the read-only cache; at scale 26 on one GPU it is 8 MB
 // and stays in L2.
+//
+// A thread-per-row scan is a chain of dependent loads (rowptr, colidx, the
+// F word), so the level is bound by latency: with bu_rows 2 a lane walks
+// its two rows together, their loads interleaved, and with bu_batch N it
+// loads N entries of a row and tests them before it looks for the first
+// hit (an H100 ran N > 1 slower: most rows hit at their first entry).
 #include "kgpu_internal.cuh"
 
 namespace {
@@ -26,7 +30,7 @@ __device__ __forceinline__ bool in_front(const u64 *__restrict__ f, u64 c)
 	return (__ldg(&f[c >> 6]) >> (c & 63)) & 1;
 }
 
-template <typename Idx, typename Off, int B>
+template <typename Idx, typename Off, int B, int NR>
 __global__ void __launch_bounds__(BU_BLOCK, 4)
 	k_bu(const Off *__restrict__ rowptr, const Idx *__restrict__ colidx, const u64 *__restrict__ colfront,
 	     const u64 *__restrict__ empty, u64 *__restrict__ rowvis, u64 *__restrict__ rownext, u64 *__restrict__ pl,
@@ -40,79 +44,104 @@ __global__ void __launch_bounds__(BU_BLOCK, 4)
 		if (skip == ~0ull)
 			continue;
 		u64 next = 0;
-		for (int h = 0; h < 2; h++) {
-			const int bit = h * 32 + lane;
-			const u64 r = w * 64 + bit;
-			u64 b0 = 0, b1 = 0;
-			if (!((skip >> bit) & 1)) {
-				b0 = rowptr[r];
-				b1 = rowptr[r + 1];
+		// NR = 1: the lane's rows of the lower and upper half one after the
+		// other; NR = 2: both at once, their loads interleaved
+		for (int g = 0; g < 2 / NR; g++) {
+			u64 r[NR], b0[NR], b1[NR], k[NR], par[NR];
+			bool hit[NR], act[NR];
+#pragma unroll
+			for (int i = 0; i < NR; i++) {
+				r[i] = w * 64 + (g * NR + i) * 32 + lane;
+				b0[i] = b1[i] = 0;
+				if (!((skip >> ((g * NR + i) * 32 + lane)) & 1)) {
+					b0[i] = rowptr[r[i]];
+					b1[i] = rowptr[r[i] + 1];
+				}
+				k[i] = b0[i];
+				par[i] = 0;
+				hit[i] = false;
+				act[i] = b1[i] > b0[i] && b1[i] - b0[i] <= split; // thread per row
 			}
-			const u64 deg = b1 - b0;
-			bool hit = false;
-			u64 par = 0;
-			if (deg && deg <= split) { // thread per row, B probes in flight
-				u64 k = b0;
-				while (k < b1) {
-					u64 c[B];
-					bool in[B];
+			for (;;) { // B probes of each active row in flight
+				bool any = false;
 #pragma unroll
-					for (int i = 0; i < B; i++)
-						c[i] = k + i < b1 ? (u64)colidx[k + i] : 0;
+				for (int i = 0; i < NR; i++)
+					any |= act[i];
+				if (!any)
+					break;
+				u64 c[NR][B];
+				bool in[NR][B];
 #pragma unroll
-					for (int i = 0; i < B; i++)
-						in[i] = k + i < b1 && in_front(colfront, c[i]);
+				for (int i = 0; i < NR; i++)
+#pragma unroll
+					for (int j = 0; j < B; j++)
+						c[i][j] = act[i] && k[i] + j < b1[i] ? (u64)colidx[k[i] + j] : 0;
+#pragma unroll
+				for (int i = 0; i < NR; i++)
+#pragma unroll
+					for (int j = 0; j < B; j++)
+						in[i][j] = act[i] && k[i] + j < b1[i] && in_front(colfront, c[i][j]);
+#pragma unroll
+				for (int i = 0; i < NR; i++) {
 					int f = B;
 #pragma unroll
-					for (int i = B - 1; i >= 0; i--)
-						if (in[i])
-							f = i;
+					for (int j = B - 1; j >= 0; j--)
+						if (in[i][j])
+							f = j;
+					if (!act[i])
+						continue;
 					if (f < B) {
-						hit = true;
-						par = c[f];
-						k += (u64)f + 1;
-						break;
-					}
-					k += B;
-				}
-				examined += (hit ? k : b1) - b0;
-			}
-			unsigned longm = __ballot_sync(KGPU_FULL, deg > split);
-			while (longm) { // warp per row
-				const int l = __ffs(longm) - 1;
-				longm &= longm - 1;
-				const u64 lb0 = __shfl_sync(KGPU_FULL, b0, l), lb1 = __shfl_sync(KGPU_FULL, b1, l);
-				u64 gex = lb1 - lb0, gpar = 0;
-				bool got = false;
-				for (u64 k = lb0; k < lb1; k += 32) {
-					const u64 kk = k + lane;
-					u64 c = 0;
-					bool h2 = false;
-					if (kk < lb1) {
-						c = colidx[kk];
-						h2 = in_front(colfront, c);
-					}
-					const unsigned m = __ballot_sync(KGPU_FULL, h2);
-					if (m) {
-						const int f = __ffs(m) - 1;
-						gpar = __shfl_sync(KGPU_FULL, c, f);
-						gex = k - lb0 + f + 1;
-						got = true;
-						break;
+						hit[i] = true;
+						par[i] = c[i][f];
+						k[i] += (u64)f + 1;
+						act[i] = false;
+					} else if ((k[i] += B) >= b1[i]) {
+						act[i] = false;
 					}
 				}
-				if (lane == l) {
-					hit = got;
-					par = gpar;
+			}
+#pragma unroll
+			for (int i = 0; i < NR; i++) {
+				const u64 deg = b1[i] - b0[i];
+				if (deg && deg <= split)
+					examined += (hit[i] ? k[i] : b1[i]) - b0[i];
+				unsigned longm = __ballot_sync(KGPU_FULL, deg > split);
+				while (longm) { // warp per row
+					const int l = __ffs(longm) - 1;
+					longm &= longm - 1;
+					const u64 lb0 = __shfl_sync(KGPU_FULL, b0[i], l), lb1 = __shfl_sync(KGPU_FULL, b1[i], l);
+					u64 gex = lb1 - lb0, gpar = 0;
+					bool got = false;
+					for (u64 kk0 = lb0; kk0 < lb1; kk0 += 32) {
+						const u64 kk = kk0 + lane;
+						u64 c = 0;
+						bool h2 = false;
+						if (kk < lb1) {
+							c = colidx[kk];
+							h2 = in_front(colfront, c);
+						}
+						const unsigned m = __ballot_sync(KGPU_FULL, h2);
+						if (m) {
+							const int f = __ffs(m) - 1;
+							gpar = __shfl_sync(KGPU_FULL, c, f);
+							gex = kk0 - lb0 + f + 1;
+							got = true;
+							break;
+						}
+					}
+					if (lane == l) {
+						hit[i] = got;
+						par[i] = gpar;
+					}
+					if (lane == 0)
+						examined += gex;
 				}
-				if (lane == 0)
-					examined += gex;
+				if (hit[i]) {
+					pl[r[i]] = lvl | (col_first + par[i]);
+					found++;
+				}
+				next |= (u64)__ballot_sync(KGPU_FULL, hit[i]) << (32 * (g * NR + i));
 			}
-			if (hit) {
-				pl[r] = lvl | (col_first + par);
-				found++;
-			}
-			next |= (u64)__ballot_sync(KGPU_FULL, hit) << (32 * h);
 		}
 		if (lane == 0 && next) {
 			rownext[w] = next;
@@ -129,10 +158,14 @@ template <typename Idx, typename Off> void bu_run(kgpu_state *st, u64 level, kbf
 	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
 	CUDA_CHECK(cudaMemsetAsync(rownext, 0, g.roww * 8, st->s));
 	const u64 split = (u64)st->o.bu_split;
-	auto kern = st->o.bu_batch >= 8 ? k_bu<Idx, Off, 8>
-		    : st->o.bu_batch >= 4 ? k_bu<Idx, Off, 4>
-		    : st->o.bu_batch >= 2 ? k_bu<Idx, Off, 2>
-					  : k_bu<Idx, Off, 1>;
+	auto kern = st->o.bu_rows == 2 ? (st->o.bu_batch >= 8   ? k_bu<Idx, Off, 8, 2>
+					  : st->o.bu_batch >= 4 ? k_bu<Idx, Off, 4, 2>
+					  : st->o.bu_batch >= 2 ? k_bu<Idx, Off, 2, 2>
+								: k_bu<Idx, Off, 1, 2>)
+					: (st->o.bu_batch >= 8   ? k_bu<Idx, Off, 8, 1>
+					   : st->o.bu_batch >= 4 ? k_bu<Idx, Off, 4, 1>
+					   : st->o.bu_batch >= 2 ? k_bu<Idx, Off, 2, 1>
+								 : k_bu<Idx, Off, 1, 1>);
 	kern<<<kgpu_blocks(g.roww, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
 		(const Off *)st->slot[KS_ROWPTR], (const Idx *)st->slot[KS_COLIDX], kgpu_buf(st, KBFS_COLFRONT),
 		(const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_ROWVIS), rownext, kgpu_buf(st, KBFS_PL),

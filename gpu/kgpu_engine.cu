@@ -358,6 +358,10 @@ extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 		kerror("--bu-batch %d: want 1, 2, 4 or 8", o->bu_batch);
 		return KEXIT_USAGE;
 	}
+	if (o->bu_rows != 1 && o->bu_rows != 2) {
+		kerror("--bu-rows %d: want 1 or 2", o->bu_rows);
+		return KEXIT_USAGE;
+	}
 	memset(e, 0, sizeof *e);
 	kgpu_state *st = (kgpu_state *)kcalloc(1, sizeof *st);
 	st->o = *o;

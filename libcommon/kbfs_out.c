@@ -253,6 +253,7 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_kv_string(w, "kernel", kgpu_kernel_name(o->gpu.kernel));
 	kjson_kv_int(w, "vbfs_k", o->gpu.vbfs_k);
 	kjson_kv_int(w, "bu_split", o->gpu.bu_split);
+	kjson_kv_int(w, "bu_rows", o->gpu.bu_rows);
 	kjson_kv_int(w, "bu_batch", o->gpu.bu_batch);
 	kjson_end_object(w);
 	kjson_kv_string(w, "teps_edges",

@@ -166,6 +166,7 @@ must_fail 2 "-n with -r" kb 1 -n 3 -r 458 "$T/p10-1x1"
 must_fail 2 "--exchange nonsense" kb 1 --exchange smoke "$T/p10-1x1"
 must_fail 2 "--bu-batch 3 (not a power of two)" kb 1 --bu-batch 3 "$T/p10-1x1"
 stderr_has "is not 1, 2, 4 or 8" "--bu-batch 3: the message lists the allowed values"
+must_fail 2 "--bu-rows 3" kb 1 --bu-rows 3 "$T/p10-1x1"
 must_fail 1 "a root out of range" kb 1 "$T/p10-1x1" -r 1024
 iso=$(awk '$2 == -1 {print $1}' "$VEC/s10/depth.root0.txt" | while read -r v; do
 	grep -q -e "^$v " -e " $v\$" "$T/g10.txt" || { echo "$v"; break; }

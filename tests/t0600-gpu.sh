@@ -53,8 +53,10 @@ for g in $RARE; do
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-split 0 "$P12"
 	sub_tap "engine $g: bottom-up thread per row everywhere (--bu-split 1000000)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-split 1000000 "$P12"
-	sub_tap "engine $g: bottom-up one probe at a time (--bu-batch 1)" \
-		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-batch 1 "$P12"
+	sub_tap "engine $g: bottom-up one row at a time per lane (--bu-rows 1)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-rows 1 "$P12"
+	sub_tap "engine $g: bottom-up one row at a time, 2 probes at a time (--bu-rows 1 --bu-batch 2)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-rows 1 --bu-batch 2 --bu-split 1000000 "$P12"
 	sub_tap "engine $g: bottom-up 8 probes at a time, thread per row everywhere (--bu-batch 8)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-batch 8 --bu-split 1000000 "$P12"
 	sub_tap "engine $g: vbfs K=1" prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels vbfs --vbfs-k 1 "$P12"

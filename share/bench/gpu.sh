@@ -179,8 +179,9 @@ ablation)
 		for k in 8 32 128; do
 			search "s$SCALE-$GRID-vbfs-k$k" "$GRID" $ng -n "$ROOTS" --no-validate --kernel vbfs --vbfs-k $k
 		done
-		if kbfs --help 2>&1 | grep -q -- '--bu-batch'; then
-			for b in 1 2 8; do
+		if kbfs --help 2>&1 | grep -q -- '--bu-rows'; then
+			search "s$SCALE-$GRID-bu-rows1" "$GRID" $ng -n "$ROOTS" --no-validate --bu-rows 1
+			for b in 2 8; do
 				search "s$SCALE-$GRID-bu-batch$b" "$GRID" $ng -n "$ROOTS" --no-validate --bu-batch $b
 			done
 		fi

@@ -8,7 +8,7 @@
  *     --transport T      mpi (default) or nccl for the CUDA engine
  *     --configs C        full (default: every direction x exchange, plus
  *                        no-compress and no-sv variants) or quick
- *     --vbfs-k K, --bu-split N, --bu-batch N, --gpu N   CUDA engine options
+ *     --vbfs-k K, --bu-split N, --bu-batch N, --bu-rows N, --gpu N   CUDA engine options
  *     -v                 per-level tables of both engines
  * For every kernel and configuration and root, both engines search the
  * same partition; the level records (direction, frontier, found,
@@ -146,6 +146,8 @@ int main(int argc, char **argv)
 			go.bu_split = (int)kopt_u64(a, argv[++k], 0, 1 << 20);
 		else if (!strcmp(a, "--bu-batch") && v)
 			go.bu_batch = (int)kopt_u64(a, argv[++k], 1, 8);
+		else if (!strcmp(a, "--bu-rows") && v)
+			go.bu_rows = (int)kopt_u64(a, argv[++k], 1, 2);
 		else if (!strcmp(a, "--gpu") && v)
 			go.gpu = (int)kopt_u64(a, argv[++k], 0, 1024);
 		else if (!strcmp(a, "-v"))
