@@ -11,7 +11,9 @@
 # Options: --grid RxC (ablation grid), --roots N (default 64), --fresh
 # (regenerate graphs and partitions), --drop (delete each partition once its
 # runs are done: scale 28 leaves room for one ~70 GB partition at a time),
-# --no-mpi (--two-gpu: skip the MPI-transport and 2x2 rows).
+# --no-mpi (--two-gpu: skip the MPI-transport and 2x2 rows), --also 'ARGS'
+# (scales and --two-gpu: after each validated row, one more on the same
+# partition with --no-validate ARGS, e.g. an A/B of one option).
 # Grids of several ranks are partitioned under mpirun (the ranks share the
 # work); every mpirun runs with --bind-to none so a rank's threads spread.
 # Environment: KBFS_BENCH_DIR, OUT, THREADS (default nproc), KBFS_BENCH_ENGINE
@@ -33,6 +35,7 @@ GRID=1x1
 FRESH=0
 DROP=0
 NOMPI=0
+ALSO=
 SCALES=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -43,7 +46,8 @@ while [ $# -gt 0 ]; do
 	--fresh) FRESH=1 ;;
 	--drop) DROP=1 ;;
 	--no-mpi) NOMPI=1 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	--also) shift; ALSO=$1 ;;
+	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
 	[0-9]*) SCALES+=("$1") ;;
 	*) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -137,6 +141,12 @@ search() {
 			(mv == "-" ? "-" : sprintf("%.3f", mv)), gs, ps, w, st, a }' | tee -a "$TABLE"
 	[ $rc -eq 0 ] || sed 's/^/#   /' "$log.err" | tail -5 | tee -a "$TABLE"
 }
+# also NAME RxC NGPU: with --also, the extra row
+also() {
+	[ -n "$ALSO" ] || return 0
+	# shellcheck disable=SC2086
+	search "$1-also" "$2" "$3" -n "$ROOTS" --no-validate $ALSO
+}
 # drop: with --drop, delete the partition just searched (disk space)
 drop() {
 	[ $DROP = 1 ] && rm -rf "$PART"
@@ -155,6 +165,7 @@ scales)
 		partition "$SCALE" 1x1
 		[ $wired = 1 ] && kbfs --engine cuda --dry-run "$PART" >"$OUTD/s$SCALE-dry-run.txt" 2>&1
 		search "s$SCALE-1x1" 1x1 1 -n "$ROOTS"
+		also "s$SCALE-1x1" 1x1 1
 	done
 	;;
 ablation)
@@ -195,11 +206,13 @@ two)
 		gen "$SCALE"
 		partition "$SCALE" 1x1
 		search "s$SCALE-1x1" 1x1 1 -n "$ROOTS"
+		also "s$SCALE-1x1" 1x1 1
 		drop
 		for g in 1x2 2x1; do
 			GEN_S=cached
 			partition "$SCALE" "$g"
 			search "s$SCALE-$g" "$g" 2 -n "$ROOTS"
+			also "s$SCALE-$g" "$g" 2
 			[ $wired = 1 ] && [ $NOMPI = 0 ] && search "s$SCALE-$g-mpi" "$g" 2 -n "$ROOTS" --no-validate --transport mpi
 			drop
 		done
