@@ -1,4 +1,5 @@
 #include "kval.h"
+#include "kengine.h"
 #include "klog.h"
 
 #include <inttypes.h>
@@ -459,34 +460,139 @@ static void check_block(const kpart_block *b, uint64_t root, const uint64_t *pre
 	fail_merge(f, &best);
 }
 
-int kval_partition(kcomm *world, const kpart_block *b, uint64_t root, const uint64_t *pred, uint64_t nedge_claimed,
-		   kval_result *res)
+/* ------------------------------------------------------ claimed levels */
+
+/* kbfs's packed entries carry the level at which the search found each
+ * vertex.  Taken as a claim, they are checked in one pass over the block:
+ * each entry of a reached row is looked up in a bitmap of the columns
+ * deeper than the row + 1 (a bit a vertex, so the few bitmaps in use stay
+ * in cache where a byte a vertex does not), and each tree edge held here
+ * is looked for in its row.  Only the block's rows and columns are read,
+ * so no rank repeats another's work. */
+enum { LV_MAX = 16 }; /* deeper claims take kval_partition (a bitmap a level) */
+
+/* lv[v] for v in [lo, hi): the claimed level, U8UNR when unreached.  Returns 1
+ * when a parent is out of range or a level exceeds LV_MAX; the largest
+ * level goes to *maxl. */
+static int levels_fill(const uint64_t *ent, uint64_t N, uint64_t lo, uint64_t hi, uint8_t *lv, uint64_t *maxl)
+{
+	uint64_t m = 0;
+	int bad = 0;
+#pragma omp parallel for schedule(static) reduction(max : m) reduction(| : bad)
+	for (uint64_t v = lo; v < hi; v++) {
+		uint64_t e = ent[v];
+		if (e == KBFS_NONE) {
+			lv[v] = U8UNR;
+			continue;
+		}
+		uint64_t l = e >> KBFS_PARENT_BITS;
+		bad |= (e & KBFS_PARENT_MASK) >= N || l > LV_MAX;
+		lv[v] = (uint8_t)(l > LV_MAX ? LV_MAX : l);
+		m = l > m ? l : m;
+	}
+	if (m > *maxl)
+		*maxl = m;
+	return bad;
+}
+
+/* 1 if x is in the sorted c[0..n): a branch-free lower bound, then a look. */
+#define ROW_FIND(NAME, IT)                                                \
+	static inline int NAME(const IT *c, uint64_t n, uint64_t x)       \
+	{                                                                 \
+		if (!n)                                                   \
+			return 0;                                         \
+		for (; n > 1; n -= n / 2)                                 \
+			c = c[n / 2 - 1] < x ? c + n / 2 : c;             \
+		return *c == x;                                           \
+	}
+ROW_FIND(row_find32, uint32_t)
+ROW_FIND(row_find64, uint64_t)
+
+/* 1 when some reached row of rows [r0, r1) has an entry that is unreached or
+ * deeper than the row + 1, or its tree edge is held here (the parent is a
+ * column) but missing or the parent is not above the row.  deep + k * wc:
+ * the columns deeper than k or unreached.  Every edge is stored both ways
+ * (kpart(5)), so the other side of each test is the other row's: with
+ * every row passing, edges join levels at most one apart or two unreached
+ * vertices, and a parent found here at level <= d-1 is at d-1 exactly (its
+ * own row holds v at level d).  Reached owned rows are counted into sum[0]
+ * and their tuple degrees into sum[1]. */
+#define ROWS_CLAIMED(NAME, IT, FIND)                                                                             \
+	static int NAME(const kpart_block *b, uint64_t root, const uint64_t *ent, const uint8_t *lv,                \
+			const uint64_t *deep, uint64_t wc, uint64_t r0, uint64_t r1, uint64_t sum[2])              \
+	{                                                                                                      \
+		const kpart_grid *g = &b->g;                                                                   \
+		uint64_t colbase = kpart_col_first(g, b->j), own = (uint64_t)b->j * g->nb, miss = 0;           \
+		uint64_t k = r0 % g->nb, v = kpart_row_vertex(g, b->i, r0);                                    \
+		for (uint64_t r = r0; r < r1; r++, k++, v++) {                                                 \
+			if (k == g->nb) {                                                                      \
+				k = 0;                                                                         \
+				v = kpart_row_vertex(g, b->i, r);                                              \
+			}                                                                                      \
+			uint64_t d = lv[v];                                                                    \
+			if (d == U8UNR)                                                                        \
+				continue;                                                                      \
+			if (r - own < g->nb) {                                                                 \
+				sum[0]++;                                                                      \
+				sum[1] += b->tdeg[k];                                                          \
+			}                                                                                      \
+			const IT *c = (const IT *)b->colidx + b->rowptr[r];                                    \
+			const uint64_t *far = deep + (d + 1) * wc;                                             \
+			uint64_t n = b->rowptr[r + 1] - b->rowptr[r];                                          \
+			for (uint64_t e = 0; e < n; e++)                                                       \
+				miss |= far[c[e] >> 6] >> (c[e] & 63);                                         \
+			uint64_t lc = (ent[v] & KBFS_PARENT_MASK) - colbase;                                   \
+			if (v != root && lc < b->ncols)                                                        \
+				miss |= !d || !FIND(c, n, lc) || (deep[(d - 1) * wc + lc / 64] >> (lc & 63) & 1); \
+		}                                                                                              \
+		return (int)(miss & 1);                                                                        \
+	}
+ROWS_CLAIMED(rows_claimed32, uint32_t, row_find32)
+ROWS_CLAIMED(rows_claimed64, uint64_t, row_find64)
+
+/* 1 when the block agrees with the claimed levels lv (filled for its rows
+ * and columns, at most maxl); sum as for ROWS_CLAIMED, over the block. */
+static int claimed_block(const kpart_block *b, uint64_t root, const uint64_t *ent, const uint8_t *lv, int maxl,
+			 uint64_t sum[2])
+{
+	uint64_t colbase = kpart_col_first(&b->g, b->j), wc = b->ncols / 64;
+	int nd = maxl + 2;
+	uint64_t *deep = kmalloc(kmul(kmul((size_t)nd, (size_t)wc), 8) + 8);
+#pragma omp parallel for schedule(static)
+	for (uint64_t w = 0; w < wc; w++) {
+		uint64_t m[64] = {0}, acc = 0;
+		const uint8_t *x = lv + colbase + 64 * w;
+		for (int k = 0; k < 64; k++)
+			m[x[k] & 63] |= (uint64_t)1 << k; /* unreached (255) lands in 63 > nd */
+		for (int k = 0; k < nd; k++)
+			deep[(size_t)k * wc + w] = ~(acc |= m[k]);
+	}
+	uint64_t nchunks = (b->nrows + ROWS - 1) / ROWS, reached = 0, tdeg = 0;
+	int bad = 0;
+#pragma omp parallel for schedule(dynamic, 2) reduction(| : bad) reduction(+ : reached, tdeg)
+	for (uint64_t c = 0; c < nchunks; c++) {
+		uint64_t r0 = c * ROWS, r1 = r0 + ROWS < b->nrows ? r0 + ROWS : b->nrows, s[2] = {0, 0};
+		if (!bad) /* this thread's: it stops at its first miss */
+			bad = b->idx64 ? rows_claimed64(b, root, ent, lv, deep, wc, r0, r1, s)
+				       : rows_claimed32(b, root, ent, lv, deep, wc, r0, r1, s);
+		reached += s[0];
+		tdeg += s[1];
+	}
+	free(deep);
+	sum[0] = reached;
+	sum[1] = tdeg;
+	return !bad;
+}
+
+/* The failure f (if any) into res, with the input ids of its vertices from
+ * the ranks that own them.  Collective. */
+static int finish(kcomm *world, const kpart_block *b, fail *f, kval_result *res)
 {
 	const kpart_grid *g = &b->g;
 	uint64_t N = g->N;
-	result_init(res, nedge_claimed);
-	KASSERT(b->tdeg);
-	uint32_t *depth = kmalloc(kmul((size_t)N, sizeof *depth) + 4);
-	fail f = fail_none;
-	depth_compute(pred, N, root, depth, &f);
-	if (!agree(world, &f)) {
-		uint8_t *d8 = depth_scan(depth, N, res);
-		check_block(b, root, pred, depth, d8, &f);
-		free(d8);
-		uint64_t first = kpart_owned_first(g, b->i, b->j), sum = 0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
-		for (uint64_t k = 0; k < g->nb; k++)
-			if (depth[first + k] != UNR)
-				sum += b->tdeg[k];
-		kcomm_allreduce_u64(world, &sum, 1, KCOMM_SUM);
-		res->nedge = sum / 2;
-		if (!agree(world, &f) && nedge_claimed != UINT64_MAX && nedge_claimed != res->nedge)
-			fail_set(&f, KVAL_NEDGE, NONE, NONE, -1, -1);
-	}
-	free(depth);
-	if (f.key == KEY_NONE)
+	if (f->key == KEY_NONE)
 		return 0;
-	result_fail(res, &f);
+	result_fail(res, f);
 	/* input ids of the two vertices, from the ranks that own them */
 	int any = b->orig != NULL;
 	uint64_t any64 = (uint64_t)any;
@@ -515,6 +621,79 @@ int kval_partition(kcomm *world, const kpart_block *b, uint64_t root, const uint
 		}
 	}
 	return 1;
+}
+
+int kval_partition(kcomm *world, const kpart_block *b, uint64_t root, const uint64_t *pred, uint64_t nedge_claimed,
+		   kval_result *res)
+{
+	const kpart_grid *g = &b->g;
+	uint64_t N = g->N;
+	result_init(res, nedge_claimed);
+	KASSERT(b->tdeg);
+	uint32_t *depth = kmalloc(kmul((size_t)N, sizeof *depth) + 4);
+	fail f = fail_none;
+	depth_compute(pred, N, root, depth, &f);
+	if (!agree(world, &f)) {
+		uint8_t *d8 = depth_scan(depth, N, res);
+		check_block(b, root, pred, depth, d8, &f);
+		free(d8);
+		uint64_t first = kpart_owned_first(g, b->i, b->j), sum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+		for (uint64_t k = 0; k < g->nb; k++)
+			if (depth[first + k] != UNR)
+				sum += b->tdeg[k];
+		kcomm_allreduce_u64(world, &sum, 1, KCOMM_SUM);
+		res->nedge = sum / 2;
+		if (!agree(world, &f) && nedge_claimed != UINT64_MAX && nedge_claimed != res->nedge)
+			fail_set(&f, KVAL_NEDGE, NONE, NONE, -1, -1);
+	}
+	free(depth);
+	return finish(world, b, &f, res);
+}
+
+int kval_partition_packed(kcomm *world, const kpart_block *b, uint64_t root, uint64_t *ent, uint64_t nedge_claimed,
+			  kval_result *res)
+{
+	const kpart_grid *g = &b->g;
+	uint64_t N = g->N;
+	if (N >= (uint64_t)VISIT - 1)
+		kdie(KEXIT_RESOURCE, "validation handles at most %" PRIu64 " vertices", (uint64_t)VISIT - 2);
+	result_init(res, nedge_claimed);
+	KASSERT(b->tdeg);
+	/* the block's columns, then its row blocks outside them */
+	uint8_t *lv = kmalloc((size_t)N + 8);
+	uint64_t colbase = kpart_col_first(g, b->j), maxl = 0;
+	int bad = root >= N || ent[root] != kbfs_packed(0, root);
+	if (!bad)
+		bad = levels_fill(ent, N, colbase, colbase + b->ncols, lv, &maxl);
+	for (int m = 0; m < g->C && !bad; m++)
+		if (m != b->j) {
+			uint64_t v0 = ((uint64_t)m * g->R + b->i) * g->nb;
+			bad = levels_fill(ent, N, v0, v0 + g->nb, lv, &maxl);
+		}
+	/* {ranks that disagree, reached owned vertices, their tuple degrees};
+	 * the largest level */
+	uint64_t red[3] = {1, 0, 0}, top = maxl;
+	if (!bad && claimed_block(b, root, ent, lv, (int)maxl, red + 1))
+		red[0] = 0;
+	free(lv);
+	kcomm_allreduce_u64(world, red, 3, KCOMM_SUM);
+	if (red[0]) {
+		/* the levels are not the tree's depths (or too deep): recompute
+		 * them from the parents alone, which also names the failure */
+#pragma omp parallel for schedule(static)
+		for (uint64_t v = 0; v < N; v++)
+			ent[v] = kbfs_packed_parent(ent[v]);
+		return kval_partition(world, b, root, ent, nedge_claimed, res);
+	}
+	kcomm_allreduce_u64(world, &top, 1, KCOMM_MAX);
+	res->reached = red[1];
+	res->maxdepth = (int)top;
+	res->nedge = red[2] / 2;
+	fail f = fail_none;
+	if (nedge_claimed != UINT64_MAX && nedge_claimed != res->nedge)
+		fail_set(&f, KVAL_NEDGE, NONE, NONE, -1, -1);
+	return finish(world, b, &f, res);
 }
 
 /* ------------------------------------------------------------ edge list */

@@ -13,7 +13,8 @@
  * nedge_claimed is the count the search reported, or UINT64_MAX to skip
  * rule (f).
  *
- * Method.  Depths come from pred alone (replicated, O(N), OpenMP):
+ * Method.  Depths come from pred alone (replicated, O(N), OpenMP; kbfs
+ * first checks the search's own levels instead, kval_partition_packed):
  * depth(root) = 0, depth(v) = depth(pred[v]) + 1; walking the parents
  * finds parents out of range, cycles and chains through unreached
  * vertices.  Then each rank checks the edges it holds with one test per
@@ -88,6 +89,21 @@ typedef struct kval_result {
  * on every rank).  Collective over world. */
 int kval_partition(kcomm *world, const kpart_block *b, uint64_t root, const uint64_t *pred, uint64_t nedge_claimed,
 		   kval_result *res);
+
+/* The same for kbfs, from the search's packed entries: ent[v] = level << 48
+ * | parent (kengine.h), UINT64_MAX when unreached, for every v < N on every
+ * rank.  The levels are taken as a claim and checked against the rules:
+ * the root is its own parent at level 0, every parent is in range, and per
+ * rank, in one pass over its block's reached rows, every entry of a row of
+ * level d is a reached column of level <= d+1 and every tree edge held
+ * there is in the row with its parent at level <= d-1.  Since kpart stores
+ * each edge both ways, the other row of each edge gives the other bound,
+ * so the claim is then the tree's depths and the tree is valid.  Otherwise
+ * (or deeper than 16 levels) ent is unpacked in place to the parents and
+ * kval_partition decides and names the failure: the verdict and result
+ * are kval_partition's either way.  Collective over world. */
+int kval_partition_packed(kcomm *world, const kpart_block *b, uint64_t root, uint64_t *ent, uint64_t nedge_claimed,
+			  kval_result *res);
 
 /* The same rules when the graph is an edge list: each rank passes its
  * slice of the input tuples (uv: 2*ne_local internal ids < nv).  nedge
