@@ -36,7 +36,7 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --vbfs-k K        edges per virtual vertex of --kernel vbfs (1 to 1048576; 32)\n"
 		"      --gpu N           use device N (default: node-local rank modulo visible GPUs)\n"
 		"      --bu-split N      bottom-up: rows with more than N entries get a warp (32)\n"
-		"      --bu-rows N       bottom-up: rows a thread scans together, 1 or 2 (2)\n"
+		"      --bu-rows N       bottom-up: rows a thread scans together, 1 or 2 (1)\n"
 		"      --bu-batch N      bottom-up: probes a thread issues at once, 1, 2, 4 or 8 (1)\n"
 		"      --transport T     auto, mpi or nccl (default auto: nccl when built in;\n"
 		"                        nccl needs the cuda engine)\n"

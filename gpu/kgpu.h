@@ -58,7 +58,7 @@ typedef struct kgpu_opts {
 	int vbfs_k;           /* edges per virtual vertex for "vbfs" (>= 1; default 32) */
 	int gpu;              /* device ordinal, -1 = node-local rank modulo visible GPUs (default) */
 	int bu_split;         /* bottom-up: rows with more entries are scanned by a whole warp (default 32) */
-	int bu_rows;          /* bottom-up: rows a lane scans together, 1 or 2 (default 2) */
+	int bu_rows;          /* bottom-up: rows a lane scans together, 1 or 2 (default 1) */
 	int bu_batch;         /* bottom-up, thread per row: probes issued together, 1, 2, 4 or 8 (default 1) */
 	uint64_t td_chunk;    /* top-down: frontier words per piece (0 = default 65536); bounds the scratch */
 	int off64;            /* keep 64-bit CSR/CSC offsets on the device even when nnz < 2^32 (testing) */

@@ -15,10 +15,10 @@
 // and stays in L2.
 //
 // A thread-per-row scan is a chain of dependent loads (rowptr, colidx, the
-// F word), so the level is bound by latency: with bu_rows 2 a lane walks
-// its two rows together, their loads interleaved, and with bu_batch N it
-// loads N entries of a row and tests them before it looks for the first
-// hit (an H100 ran N > 1 slower: most rows hit at their first entry).
+// F word).  Two ways to put more loads in flight were measured and are kept
+// as options, off by default: bu_rows 2 walks a lane's two rows together,
+// bu_batch N loads N entries of a row and tests them before it looks for
+// the first hit.  Both ran slower on H100/H200 (share/bench/NOTES.md).
 #include "kgpu_internal.cuh"
 
 namespace {

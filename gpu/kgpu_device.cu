@@ -43,7 +43,7 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	o->gpu = -1;
 	o->bu_split = 32;
 	o->bu_batch = 1;
-	o->bu_rows = 2;
+	o->bu_rows = 1;
 	const char *v = getenv("KBFS_CUDA_TD_CHUNK");
 	if (v && *v) {
 		char *end;

@@ -23,7 +23,7 @@ void kgpu_opts_default(kgpu_opts *o)
 	o->gpu = -1;
 	o->bu_split = 32;
 	o->bu_batch = 1;
-	o->bu_rows = 2;
+	o->bu_rows = 1;
 }
 
 int kgpu_kernel_parse(const char *name)
