@@ -13,7 +13,10 @@
 # runs are done: scale 28 leaves room for one ~70 GB partition at a time),
 # --no-mpi (--two-gpu: skip the MPI-transport and 2x2 rows), --also 'ARGS'
 # (scales and --two-gpu: after each validated row, one more on the same
-# partition with --no-validate ARGS, e.g. an A/B of one option).
+# partition with --no-validate ARGS, e.g. an A/B of one option), --core
+# (--ablation: only the direction, exchange, compression, SV, --bu-rows and
+# transport rows, not the kernel alternatives), --grids 'LIST' (--two-gpu:
+# the two-GPU grids, default '1x2 2x1').
 # Grids of several ranks are partitioned under mpirun (the ranks share the
 # work); every mpirun runs with --bind-to none so a rank's threads spread.
 # Environment: KBFS_BENCH_DIR, OUT, THREADS (default nproc), KBFS_BENCH_ENGINE
@@ -36,6 +39,8 @@ FRESH=0
 DROP=0
 NOMPI=0
 ALSO=
+CORE=0
+GRIDS="1x2 2x1"
 SCALES=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -47,7 +52,9 @@ while [ $# -gt 0 ]; do
 	--drop) DROP=1 ;;
 	--no-mpi) NOMPI=1 ;;
 	--also) shift; ALSO=$1 ;;
-	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+	--core) CORE=1 ;;
+	--grids) shift; GRIDS=$1 ;;
+	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
 	[0-9]*) SCALES+=("$1") ;;
 	*) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -183,19 +190,19 @@ ablation)
 	search "s$SCALE-$GRID-x-list" "$GRID" $ng -n "$ROOTS" --no-validate --exchange list
 	search "s$SCALE-$GRID-no-compress" "$GRID" $ng -n "$ROOTS" --no-validate --no-compress
 	search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
-	if [ $wired = 1 ]; then
+	if [ $wired = 1 ] && [ $CORE = 0 ]; then
 		for k in lb merrill vertex vbfs; do
 			search "s$SCALE-$GRID-kernel-$k" "$GRID" $ng -n "$ROOTS" --no-validate --kernel $k
 		done
 		for k in 8 32 128; do
 			search "s$SCALE-$GRID-vbfs-k$k" "$GRID" $ng -n "$ROOTS" --no-validate --kernel vbfs --vbfs-k $k
 		done
-		if kbfs --help 2>&1 | grep -q -- '--bu-rows'; then
-			search "s$SCALE-$GRID-bu-rows1" "$GRID" $ng -n "$ROOTS" --no-validate --bu-rows 1
-			for b in 2 8; do
-				search "s$SCALE-$GRID-bu-batch$b" "$GRID" $ng -n "$ROOTS" --no-validate --bu-batch $b
-			done
-		fi
+		for b in 2 8; do
+			search "s$SCALE-$GRID-bu-batch$b" "$GRID" $ng -n "$ROOTS" --no-validate --bu-batch $b
+		done
+	fi
+	if [ $wired = 1 ]; then
+		search "s$SCALE-$GRID-bu-rows1" "$GRID" $ng -n "$ROOTS" --no-validate --bu-rows 1
 		[ "$GRID" != 1x1 ] && search "s$SCALE-$GRID-transport-mpi" "$GRID" $ng -n "$ROOTS" --no-validate --transport mpi
 	fi
 	;;
@@ -208,7 +215,7 @@ two)
 		search "s$SCALE-1x1" 1x1 1 -n "$ROOTS"
 		also "s$SCALE-1x1" 1x1 1
 		drop
-		for g in 1x2 2x1; do
+		for g in $GRIDS; do
 			GEN_S=cached
 			partition "$SCALE" "$g"
 			search "s$SCALE-$g" "$g" 2 -n "$ROOTS"
