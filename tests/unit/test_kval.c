@@ -2,6 +2,7 @@
  * edge list, as a 1x1 partition and as the four blocks of a 2x2 partition;
  * and the predecessor file formats. */
 #include "kcomm.h"
+#include "kengine.h"
 #include "klog.h"
 #include "kpart.h"
 #include "kpred.h"
@@ -188,6 +189,58 @@ static void run_edges(void)
 	kval_result r;
 	ok(kval_edges(world, uvS, NE, NV, 42, p, NEDGE, &r) == 1 && r.rule == 'b', "edges: root out of range -> (b)");
 	free(p);
+}
+
+/* The search's packed entries for parents p: the level of v is the length
+ * of its parent chain to the root (0 where the chain does not get there);
+ * bump (when not NONE) gets a level one too deep, a false claim. */
+static uint64_t *pack(const uint64_t *p, uint64_t N, uint64_t root, uint64_t bump)
+{
+	uint64_t *e = malloc(N * sizeof *e);
+	for (uint64_t v = 0; v < N; v++) {
+		if (p[v] == NONE) {
+			e[v] = KBFS_NONE;
+			continue;
+		}
+		uint64_t d = 0, u = v;
+		while (u != root && u < N && p[u] < N && d <= N)
+			u = p[u], d++;
+		if (u != root || d > N)
+			d = 0;
+		e[v] = kbfs_packed(d + (v == bump), p[v] & KBFS_PARENT_MASK);
+	}
+	return e;
+}
+
+/* kval_partition_packed gives kval_partition's verdict on every case, and a
+ * false level on a valid tree is not taken for a failure. */
+static void run_packed11(void)
+{
+	setup(1);
+	kpart_block b;
+	build_block(&b, 1, 1, 0, 0, NV, uvS, NE);
+	for (int k = 0; k < NCASES; k++) {
+		const tcase *t = &cases[k];
+		uint64_t *p = make_pred(b.g.N, t->edit, t->nedit), *e = pack(p, b.g.N, t->root, NONE);
+		kval_result r, rp;
+		int rc = kval_partition(world, &b, t->root, p, t->claimed, &r);
+		int rcp = kval_partition_packed(world, &b, t->root, e, t->claimed, &rp);
+		ok(rcp == rc && rp.rule == r.rule && rp.check == r.check && rp.vertex == r.vertex && rp.nedge == r.nedge,
+		   "packed 1x1: %s: the verdict of kval_partition (rc %d/%d, rule %c/%c)", t->name, rcp, rc,
+		   rp.rule ? rp.rule : '-', r.rule ? r.rule : '-');
+		free(p);
+		free(e);
+	}
+	uint64_t *p = make_pred(b.g.N, NULL, 0);
+	for (uint64_t v = 1; v < 4; v++) {
+		uint64_t *e = pack(p, b.g.N, 0, v);
+		kval_result r;
+		ok(kval_partition_packed(world, &b, 0, e, NEDGE, &r) == 0 && r.nedge == NEDGE,
+		   "packed 1x1: a level one too deep at vertex %llu: the parents decide (valid)", (unsigned long long)v);
+		free(e);
+	}
+	free(p);
+	free_block(&b);
 }
 
 static void run_part11(void)
@@ -400,6 +453,7 @@ int main(int argc, char **argv)
 	world = kcomm_init(&argc, &argv, 0);
 	run_edges();
 	run_part11();
+	run_packed11();
 	run_part22();
 	run_path();
 	run_kpred();
