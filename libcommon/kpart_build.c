@@ -5,14 +5,15 @@
  * bound for "part" p = i*C + j (the rank of P(i,j)).  The steps:
  *  1. rank 0 checks the output, makes DIR.tmp.XXXXXX and opens the input;
  *  2. the source: a seekable raw edge file is read in slices (rank r reads
- *     tuples [r*M/P, (r+1)*M/P) with kedge_read_at, and the CRCs of the
- *     slices' bytes, combined, must equal the trailer's); any other input
+ *     tuples [r*M/P, (r+1)*M/P), all threads at once with pread(2), and
+ *     the CRCs of the slices' bytes, combined, must equal the trailer's;
+ *     kpart_input.c says how threads share a slice); any other input
  *     is read by rank 0 (kedge_read checks it) and dealt out in chunks;
  *  3. pass 1 counts every key into its part's bucket (the key's top bits):
  *     after a reduce-scatter every part knows its bucket sizes exactly;
- *  4. pass 2 reads the slice again in bounded rounds, exchanges the keys
- *     (kcomm_alltoallv) and drops each into its bucket as a residual (the
- *     key's low bits: 32-bit whenever they fit);
+ *  4. pass 2 reads the slice again, in bounded rounds where the keys are
+ *     exchanged (kcomm_alltoallv), and drops each into its bucket as a
+ *     residual (the key's low bits: 32-bit whenever they fit);
  *  5. buckets are radix-sorted and deduplicated, rows compacted in place:
  *     CSC; column counts before dedup, summed over the processor column,
  *     are tdeg; with --relabel degree the deduplicated counts are summed the
@@ -226,25 +227,27 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 		} else {
 			gd = kcalloc((size_t)N, 8);
 			gp = kmalloc(kmul((size_t)N, 8));
-			for (int p = 0; p < nloc; p++)
-				for (uint64_t c = 0, c0 = kpart_col_first(&pl->g, parts[p].j); c < ncols; c++)
-					gd[c0 + c] += parts[p].b.colptr[c + 1] - parts[p].b.colptr[c];
+			for (int p = 0; p < nloc; p++) {
+				uint64_t c0 = kpart_col_first(&pl->g, parts[p].j), *cp = parts[p].b.colptr;
+#pragma omp parallel for schedule(static) if (ncols > 65536)
+				for (uint64_t c = 0; c < ncols; c++)
+					gd[c0 + c] += cp[c + 1] - cp[c];
+			}
+#pragma omp parallel for schedule(dynamic, 1) if (pl->RC > 1)
 			for (uint64_t vb = 0; vb < (uint64_t)pl->RC; vb++)
 				kpart_degree_order(gd + vb * nb, nb, gp + vb * nb);
 			free(gd);
 		}
 		for (int p = 0; p < nloc; p++) {
 			kpart_block *b = &parts[p].b;
-			if (pl->P == 1) {
-				for (uint64_t c = 0, c0 = kpart_col_first(&pl->g, b->j); c < ncols; c++)
-					colperm[c] = gp[c0 + c];
-				for (uint64_t r = 0; r < nrows; r++)
-					rowperm[r] = gp[kpart_row_vertex(&pl->g, b->i, r)];
-			}
+			uint64_t c0 = kpart_col_first(&pl->g, b->j);
+			int one = pl->P == 1;
+#pragma omp parallel for schedule(static) if (ncols > 65536)
 			for (uint64_t c = 0; c < ncols; c++)
-				colperm[c] += c / nb * nb;
+				colperm[c] = (one ? gp[c0 + c] : colperm[c]) + c / nb * nb;
+#pragma omp parallel for schedule(static) if (nrows > 65536)
 			for (uint64_t r = 0; r < nrows; r++)
-				rowperm[r] += r / nb * nb;
+				rowperm[r] = (one ? gp[kpart_row_vertex(&pl->g, b->i, r)] : rowperm[r]) + r / nb * nb;
 			kpart_remap_csc(pl, b, colperm, rowperm);
 		}
 		free(colperm);
@@ -364,8 +367,8 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 			}
 		}
 	}
-	uint64_t *map = NULL;
-	source s = {0};
+	uint64_t *map = NULL, *ht = NULL;
+	source s = {.fd = -1};
 	part *parts = NULL;
 	int nloc = 0;
 	if ((rc = kcomm_agree(comm, rc)))
@@ -391,15 +394,18 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 		s.r = r;
 		s.first = (uint64_t)((unsigned __int128)hdr[3] * (unsigned)me / (unsigned)P);
 		s.n = (uint64_t)((unsigned __int128)hdr[3] * (unsigned)(me + 1) / (unsigned)P) - s.first;
+		rc = kcomm_agree(comm, kpart_source_file(&s, o->input, hdr[6], hdr[3], idbytes, hdr[2]));
 	}
 	if (rc)
 		goto out;
 	/* pass 1 */
 	nloc = P == 1 ? pl.RC : 1;
 	size_t H = (size_t)pl.RC * pl.nbk;
+	int S = kpart_slots(&pl);
 	uint64_t *hist = kcalloc(H, 8), sl = 0;
 	uint32_t scrc = 0;
-	rc = kcomm_agree(comm, kpart_pass1(&pl, &s, idbytes, stream ? NULL : &scrc, hist, &sl));
+	ht = kmalloc(kmul(H, (size_t)S + 1) * 8); /* slot histograms, pass 2's offsets on one process */
+	rc = kcomm_agree(comm, kpart_pass1(&pl, &s, stream ? NULL : &scrc, hist, ht, S, &sl));
 	if (!rc && !stream) {
 		uint64_t mine[2] = {scrc, s.n * 2 * (uint64_t)idbytes}, *all = kmalloc(16 * (size_t)P);
 		kcomm_allgather(comm, mine, 16, all);
@@ -445,13 +451,18 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	if (mine != hist)
 		free(mine);
 	free(hist);
-	rc = kpart_pass2(&pl, comm, &s, parts, o->round_tuples ? o->round_tuples : ROUND, o->input);
+	if (P > 1) {
+		free(ht);
+		ht = NULL;
+	}
+	rc = kpart_pass2(&pl, comm, &s, parts, ht, S, o->round_tuples ? o->round_tuples : ROUND, o->input);
+	free(ht);
+	ht = NULL;
 	if ((rc = kcomm_agree(comm, rc)))
 		goto out;
 	kedge_close(r);
 	r = NULL;
-	free(s.mem);
-	s.mem = NULL;
+	kpart_source_close(&s);
 	st->t_build += lap(me, "pass 2 (read, exchange, drop)", &tl);
 	for (int p = 0; p < nloc; p++)
 		kpart_build_csc(&pl, &parts[p]);
@@ -516,7 +527,8 @@ out:
 	}
 	free(parts);
 	free(map);
-	free(s.mem);
+	free(ht);
+	kpart_source_close(&s);
 	kedge_close(r);
 	kedge_info_free(&info);
 	plan_free(&pl);

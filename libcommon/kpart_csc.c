@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { PACK_PAR = 1 << 20 }; /* bytes: packed on all threads from here */
+
 /* ------------------------------------------------------------ radix sorts */
 
 #define DEFINE_SORT(NAME, T)                                                                            \
@@ -57,6 +59,86 @@ DEFINE_SORT(sort64, uint64_t)
 
 /* --------------------------------------------------------------- blocks */
 
+/* a[k] += a[k-1] for k = 1 .. n-1: in pieces, then each piece shifted by
+ * the sum of the pieces before it (two passes: worth it from 4 threads) */
+void kpart_prefix_sum(uint64_t *a, size_t n)
+{
+	size_t T = n > ((size_t)1 << 20) && kpart_nthreads() >= 4 ? (size_t)kpart_nthreads() : 1;
+	uint64_t *sum = kcalloc(T + 1, 8);
+#pragma omp parallel for schedule(static) if (T > 1)
+	for (size_t t = 0; t < T; t++) {
+		size_t k = n * t / T, z = n * (t + 1) / T;
+		for (k++; k < z; k++)
+			a[k] += a[k - 1];
+		sum[t + 1] = z > n * t / T ? a[z - 1] : 0;
+	}
+	for (size_t t = 1; t <= T; t++)
+		sum[t] += sum[t - 1];
+#pragma omp parallel for schedule(static) if (T > 1)
+	for (size_t t = 1; t < T; t++)
+		for (size_t k = n * t / T, z = n * (t + 1) / T; k < z; k++)
+			a[k] += sum[t];
+	free(sum);
+}
+
+/* n entries of wi bytes at src to dst as wo-byte ones (8 to 4: each write
+ * lands at or before the bytes read for it, so dst may overlap src) */
+static void move_run(char *dst, const char *src, uint64_t n, size_t wi, size_t wo)
+{
+	if (wi == wo)
+		memmove(dst, src, (size_t)n * wo);
+	else
+		for (uint64_t e = 0; e < n; e++)
+			((uint32_t *)dst)[e] = (uint32_t)((const uint64_t *)src)[e];
+}
+
+/* The buckets' deduplicated runs (dcnt[k] entries of wi bytes at bstart[k])
+ * packed to the front as entries of wo <= wi bytes; returns their number.
+ * From 4 threads in batches of whole buckets: copied (in parallel) to a
+ * buffer, then from it to their place, which ends before the next batch's
+ * runs begin (twice the bytes moved, so not worth it on fewer threads). */
+static uint64_t pack_runs(char *res, const uint64_t *bstart, const uint64_t *dcnt, uint64_t nbk, size_t wi,
+			  size_t wo)
+{
+	uint64_t *to = kmalloc(kmul((size_t)nbk + 1, 8)), maxr = 0;
+	to[0] = 0;
+	for (uint64_t k = 0; k < nbk; k++) {
+		to[k + 1] = to[k] + dcnt[k];
+		maxr = dcnt[k] > maxr ? dcnt[k] : maxr;
+	}
+	uint64_t nnz = to[nbk], k0 = 0;
+	while (k0 < nbk && wi == wo && to[k0] == bstart[k0]) /* in place already */
+		k0++;
+	size_t cap = (size_t)32 << 20; /* the buffer: 32 MB, or the largest run */
+	if (nnz * wo < (uint64_t)PACK_PAR || kpart_nthreads() < 4)
+		cap = 0;
+	else if (cap < maxr * wo)
+		cap = (size_t)maxr * wo;
+	if (!cap) {
+		for (uint64_t k = k0; k < nbk; k++) /* in order: each run lands before the next one */
+			move_run(res + to[k] * wo, res + bstart[k] * wi, dcnt[k], wi, wo);
+		free(to);
+		return nnz;
+	}
+	char *buf = kmalloc(cap);
+	while (k0 < nbk) {
+		uint64_t k1 = k0 + 1;
+		while (k1 < nbk && (to[k1 + 1] - to[k0]) * wo <= cap)
+			k1++;
+#pragma omp parallel for schedule(dynamic, 64)
+		for (uint64_t k = k0; k < k1; k++)
+			move_run(buf + (to[k] - to[k0]) * wo, res + bstart[k] * wi, dcnt[k], wi, wo);
+		size_t n = (size_t)(to[k1] - to[k0]) * wo, T = (size_t)kpart_nthreads();
+#pragma omp parallel for schedule(static)
+		for (size_t t = 0; t < T; t++)
+			memcpy(res + to[k0] * wo + n * t / T, buf + n * t / T, n * (t + 1) / T - n * t / T);
+		k0 = k1;
+	}
+	free(buf);
+	free(to);
+	return nnz;
+}
+
 /* Sort and deduplicate every bucket: the CSC of pt (colptr, rowidx, nnz). */
 void kpart_build_csc(const plan *pl, part *pt)
 {
@@ -97,22 +179,9 @@ void kpart_build_csc(const plan *pl, part *pt)
 		}
 		free(tmp);
 	}
-	size_t w = r64 ? 8 : 4, nnz = 0;
-	char *res = pt->res;
-	for (uint64_t k = 0; k < nbk; k++) {
-		if (dcnt[k] && pt->bstart[k] != nnz)
-			memmove(res + nnz * w, res + pt->bstart[k] * w, (size_t)dcnt[k] * w);
-		nnz += dcnt[k];
-	}
-	if (r64 && !pl->idx64) {
-		uint32_t *o = pt->res;
-		for (size_t e = 0; e < nnz; e++)
-			o[e] = (uint32_t)((uint64_t *)pt->res)[e];
-		w = 4;
-	}
 	KASSERT(r64 || !pl->idx64);
-	for (uint64_t c = 0; c < ncols; c++)
-		b->colptr[c + 1] += b->colptr[c];
+	size_t w = pl->idx64 ? 8 : 4, nnz = (size_t)pack_runs(pt->res, pt->bstart, dcnt, nbk, r64 ? 8 : 4, w);
+	kpart_prefix_sum(b->colptr, (size_t)ncols + 1);
 	b->rowidx = krealloc(pt->res, nnz * w);
 	pt->res = NULL;
 	b->nnz = nnz;
@@ -166,10 +235,10 @@ static void sort_columns(kpart_block *b, int bits)
 void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, const uint64_t *rowperm)
 {
 	uint64_t *np = kcalloc((size_t)b->ncols + 1, 8);
-	for (uint64_t c = 0; c < b->ncols; c++)
+#pragma omp parallel for schedule(static) if (b->ncols > 65536)
+	for (uint64_t c = 0; c < b->ncols; c++) /* colperm: a permutation */
 		np[colperm[c] + 1] = b->colptr[c + 1] - b->colptr[c];
-	for (uint64_t c = 0; c < b->ncols; c++)
-		np[c + 1] += np[c];
+	kpart_prefix_sum(np, (size_t)b->ncols + 1);
 	void *nr = kmalloc(kmul((size_t)b->nnz, b->idx64 ? 8 : 4));
 #pragma omp parallel for schedule(dynamic, 1024)
 	for (uint64_t c = 0; c < b->ncols; c++) {

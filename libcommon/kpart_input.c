@@ -3,6 +3,13 @@
  * of a seekable edge file, dealing a stream out from rank 0, pass 1 (count
  * every key into its part's bucket) and pass 2 (read again in rounds,
  * exchange, drop each key into its bucket).
+ *
+ * Threads: a slice is cut into slots (contiguous ranges of tuples, a few
+ * per thread); each slot is read (pread(2) on the source's own descriptor),
+ * checksummed and counted by one thread, and the slots' CRCs are combined
+ * in order.  On one process pass 2 reads the same slots again and drops
+ * every key at the slot's own offsets in its bucket (pass 1 counted them
+ * per slot): no atomics, and each bucket holds its keys in file order.
  */
 #include "kpart.h"
 #include "kpart_internal.h"
@@ -10,10 +17,14 @@
 #include "kio.h"
 #include "klog.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-enum { CHUNK = 1 << 18 };
+enum { CHUNK = 1 << 18, BLK = 2048, PAR = 65536 };
 
 /* n / f.d (fdiv: kpart_internal.h) */
 static inline uint64_t fdiv_q(fdiv f, uint64_t n)
@@ -38,16 +49,6 @@ static inline ends split(const plan *pl, uint64_t x)
 	return e;
 }
 
-static int source_get(source *s, uint64_t off, size_t k, uint64_t *uv)
-{
-	if (s->r)
-		return kedge_read_at(s->r, s->first + off, k, uv);
-	const unsigned char *p = s->mem + off * 2 * (uint64_t)s->w;
-	for (size_t e = 0; e < 2 * k; e++)
-		uv[e] = s->w == 4 ? kio_get32(p + 4 * e) : kio_get64(p + 8 * e);
-	return 0;
-}
-
 static void encode(const uint64_t *uv, size_t k, int w, unsigned char *b)
 {
 	for (size_t e = 0; e < 2 * k; e++)
@@ -57,160 +58,444 @@ static void encode(const uint64_t *uv, size_t k, int w, unsigned char *b)
 			kio_put64(b + 8 * e, uv[e]);
 }
 
+/* ---------------------------------------------------------------- source */
+
+/* The first problem met in a range of tuples (threads report nothing; the
+ * caller prints the earliest one, as a serial read would have). */
+typedef struct rerr {
+	uint64_t at, x; /* tuple of the slice, vertex */
+	int kind, err;  /* 0 none, 1 read error (errno err), 2 end of file, 3 vertex beyond nv */
+} rerr;
+
+int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, int idbytes, uint64_t nv)
+{
+	s->w = idbytes;
+	s->nv = nv;
+	s->name = kedge_name(s->r);
+	s->fd = open(input, O_RDONLY);
+	if (s->fd < 0) {
+		kerror("cannot open '%s': %s", input, strerror(errno));
+		return KEXIT_IO;
+	}
+	struct stat st;
+	if (fstat(s->fd, &st) || (uint64_t)st.st_size != size) {
+		kerror("'%s': the input changed while it was being read", input);
+		return KEXIT_DATA;
+	}
+	s->at = size - KPART_TRAILER_BYTES - ne * 2 * (uint64_t)idbytes;
+	return 0;
+}
+
+void kpart_source_close(source *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	free(s->mem);
+	s->mem = NULL;
+}
+
+/* Tuples [off, off+k) of the slice as bytes: in s->mem, or read into buf. */
+static const unsigned char *bytes_at(const source *s, uint64_t off, size_t k, unsigned char *buf, rerr *e)
+{
+	size_t rec = 2 * (size_t)s->w, n = k * rec, have = 0;
+	if (s->mem)
+		return s->mem + off * rec;
+	uint64_t at = s->at + (s->first + off) * rec;
+	while (have < n) {
+		ssize_t r = pread(s->fd, buf + have, n - have, (off_t)(at + have));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			*e = (rerr){.at = off, .kind = r < 0 ? 1 : 2, .err = errno};
+			return NULL;
+		}
+		have += (size_t)r;
+	}
+	return buf;
+}
+
+static inline uint64_t id_at(const unsigned char *p, int w, size_t k)
+{
+	return w == 4 ? kio_get32(p + 4 * k) : kio_get64(p + 8 * k);
+}
+
+/* a vertex beyond nv at tuple off: what kedge_read_at reports */
+static int check_ids(const source *s, uint64_t u, uint64_t v, uint64_t off, rerr *e)
+{
+	if (u < s->nv && v < s->nv)
+		return 0;
+	*e = (rerr){.at = off, .kind = 3, .x = u >= s->nv ? u : v};
+	return 1;
+}
+
+static int report(const source *s, const rerr *e)
+{
+	switch (e->kind) {
+	case 1:
+		kerror("cannot read '%s': %s", s->name, strerror(e->err));
+		return KEXIT_IO;
+	case 2:
+		kerror("'%s': truncated file (end of data inside the edge data)", s->name);
+		return KEXIT_DATA;
+	case 3:
+		kerror("'%s': edge %llu has vertex %llu, beyond the %llu vertices declared", s->name,
+		       (unsigned long long)(s->first + e->at), (unsigned long long)e->x, (unsigned long long)s->nv);
+		return KEXIT_DATA;
+	}
+	return 0;
+}
+
+/* Slots: a few per thread while their histograms stay small (8 M counters). */
+int kpart_slots(const plan *pl)
+{
+	size_t H = (size_t)pl->RC * pl->nbk, T = (size_t)kpart_nthreads(), m = 4;
+	while (m > 1 && m * T * H > ((size_t)1 << 23))
+		m /= 2;
+	return (int)(m * T);
+}
+
+/* first tuple of slot q of S */
+static inline uint64_t slot_first(const source *s, int q, int S)
+{
+	return (uint64_t)((unsigned __int128)s->n * (unsigned)q / (unsigned)S);
+}
+
+/* The earliest error of slots [0, S): slot q stops when an earlier one failed. */
+static int first_error(const source *s, const rerr *err, int S)
+{
+	for (int q = 0; q < S; q++)
+		if (err[q].kind)
+			return report(s, &err[q]);
+	return 0;
+}
+
+static void failed(int *stop, int q)
+{
+	int cur = __atomic_load_n(stop, __ATOMIC_RELAXED);
+	while (q < cur && !__atomic_compare_exchange_n(stop, &cur, q, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 /* ---------------------------------------------------------------- passes */
 
-/* Pass 1: bucket sizes of every key of the slice (and its CRC, self-loops). */
-int kpart_pass1(const plan *pl, source *s, int idbytes, uint32_t *crc, uint64_t *hist, uint64_t *selfloops)
+/* Pass 1: bucket sizes of every key of the slice (and its CRC, self-loops).
+ * ht gets S histograms, one per slot (kpart_slots), hist their sum. */
+int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S, uint64_t *selfloops)
 {
-	int T = kpart_nthreads();
-	size_t H = (size_t)pl->RC * pl->nbk;
-	uint64_t *ht = kcalloc(kmul(H, (size_t)T), 8);
-	uint64_t *uv = kmalloc((size_t)CHUNK * 16);
-	unsigned char *enc = crc ? kmalloc((size_t)CHUNK * 2 * (size_t)idbytes) : NULL;
+	size_t H = (size_t)pl->RC * pl->nbk, rec = 2 * (size_t)s->w;
+	uint32_t *qcrc = kcalloc((size_t)S, 4);
+	rerr *err = kcalloc((size_t)S, sizeof *err);
 	uint64_t sl = 0, nbk = pl->nbk;
-	int rc = 0, br = pl->br, rb = pl->rbits, C = pl->C;
-	for (uint64_t off = 0; off < s->n && !rc; off += CHUNK) {
-		size_t k = s->n - off < CHUNK ? (size_t)(s->n - off) : CHUNK;
-		if ((rc = source_get(s, off, k, uv)))
-			break;
-		if (crc) {
-			encode(uv, k, idbytes, enc);
-			*crc = kio_crc32(*crc, enc, k * 2 * (size_t)idbytes);
-		}
-#pragma omp parallel reduction(+ : sl) if (k > 65536)
-		{
-			uint64_t *h = ht + (size_t)kpart_tid() * H;
-#pragma omp for schedule(static)
-			for (size_t e = 0; e < k; e++) {
-				uint64_t u = uv[2 * e], v = uv[2 * e + 1];
-				if (u == v) {
-					sl++;
-					continue;
+	int br = pl->br, rb = pl->rbits, C = pl->C, w = s->w, stop = S;
+#pragma omp parallel reduction(+ : sl) if (s->n > PAR)
+	{
+		unsigned char *buf = s->mem ? NULL : kmalloc((size_t)CHUNK * rec);
+#pragma omp for schedule(dynamic, 1)
+		for (int q = 0; q < S; q++) {
+			uint64_t *h = ht + (size_t)q * H, end = slot_first(s, q + 1, S);
+			uint32_t c = 0;
+			memset(h, 0, H * 8);
+			for (uint64_t off = slot_first(s, q, S); off < end; off += CHUNK) {
+				size_t k = end - off < CHUNK ? (size_t)(end - off) : CHUNK;
+				const unsigned char *p = __atomic_load_n(&stop, __ATOMIC_RELAXED) < q ? NULL
+						       : bytes_at(s, off, k, buf, &err[q]);
+				if (!p)
+					break;
+				if (crc)
+					c = kio_crc32(c, p, k * rec);
+				size_t e = 0;
+				for (; e < k; e++) {
+					uint64_t u = id_at(p, w, 2 * e), v = id_at(p, w, 2 * e + 1);
+					if (check_ids(s, u, v, off + e, &err[q]))
+						break;
+					if (u == v) {
+						sl++;
+						continue;
+					}
+					ends a = split(pl, u), b = split(pl, v);
+					h[((size_t)b.i * C + a.j) * nbk + ((a.lc << br | b.lr) >> rb)]++;
+					h[((size_t)a.i * C + b.j) * nbk + ((b.lc << br | a.lr) >> rb)]++;
 				}
-				ends a = split(pl, u), b = split(pl, v);
-				h[((size_t)b.i * C + a.j) * nbk + ((a.lc << br | b.lr) >> rb)]++;
-				h[((size_t)a.i * C + b.j) * nbk + ((b.lc << br | a.lr) >> rb)]++;
+				if (e < k)
+					break;
 			}
+			if (err[q].kind)
+				failed(&stop, q);
+			qcrc[q] = c;
 		}
+		free(buf);
 	}
-	for (int t = 0; t < T; t++)
-		for (size_t x = 0; x < H; x++)
-			hist[x] += ht[(size_t)t * H + x];
+	int rc = first_error(s, err, S);
+	if (crc)
+		for (int q = 0; q < S; q++)
+			*crc = kio_crc32_combine(*crc, qcrc[q], (slot_first(s, q + 1, S) - slot_first(s, q, S)) * rec);
+#pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
+	for (size_t x = 0; x < H; x++) {
+		uint64_t t = 0;
+		for (int q = 0; q < S; q++)
+			t += ht[(size_t)q * H + x];
+		hist[x] += t;
+	}
 	*selfloops = sl;
-	free(ht);
-	free(uv);
-	free(enc);
+	free(qcrc);
+	free(err);
 	return rc;
 }
 
-/* Drop keys of part pt into their buckets; -1 when a bucket overflows. */
-static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n)
+/* Drop keys of part pt into their buckets; -1 when a bucket overflows.
+ * Threads count their share of the keys per bucket (tc: kpart_nthreads()
+ * rows of nbk), take their offsets from the counts and write: every bucket
+ * gets the keys in the order one thread would give them.  Where there are
+ * many buckets for the keys (tc would cost more than the keys), an atomic
+ * fill counter per bucket (contention is rare then). */
+static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n, uint64_t *tc)
 {
-	int rb = pl->rbits, bad = 0;
-	uint64_t rmask = pl->rmask, *fill = pt->bfill, *end = pt->bstart + 1;
-	if (kpart_nthreads() == 1 || n < 65536) {
-		if (pl->res64) {
-			uint64_t *res = pt->res;
-			for (size_t e = 0; e < n; e++) {
-				uint64_t b = keys[e] >> rb, pos = fill[b]++;
-				bad |= pos >= end[b];
-				res[pos < end[b] ? pos : 0] = keys[e] & rmask;
-			}
-		} else {
-			uint32_t *res = pt->res;
-			for (size_t e = 0; e < n; e++) {
-				uint64_t b = keys[e] >> rb, pos = fill[b]++;
-				bad |= pos >= end[b];
-				res[pos < end[b] ? pos : 0] = (uint32_t)(keys[e] & rmask);
-			}
+	int rb = pl->rbits, bad = 0, T = kpart_nthreads(), r64 = pl->res64;
+	uint64_t rmask = pl->rmask, nbk = pl->nbk, *fill = pt->bfill, *end = pt->bstart + 1;
+	void *res = pt->res;
+	if (T == 1 || n < PAR) {
+		for (size_t e = 0; e < n; e++) {
+			uint64_t b = keys[e] >> rb, pos = fill[b]++;
+			bad |= pos >= end[b];
+			pos = pos < end[b] ? pos : 0;
+			if (r64)
+				((uint64_t *)res)[pos] = keys[e] & rmask;
+			else
+				((uint32_t *)res)[pos] = (uint32_t)(keys[e] & rmask);
 		}
 		return bad ? -1 : 0;
 	}
+	if ((uint64_t)T * nbk * 2 > n) {
 #pragma omp parallel for schedule(static) reduction(| : bad)
-	for (size_t e = 0; e < n; e++) {
-		uint64_t key = keys[e], b = key >> rb, pos = __atomic_fetch_add(&fill[b], 1, __ATOMIC_RELAXED);
-		if (pos >= end[b]) {
-			bad = 1;
-			continue;
+		for (size_t e = 0; e < n; e++) {
+			uint64_t key = keys[e], b = key >> rb, pos = __atomic_fetch_add(&fill[b], 1, __ATOMIC_RELAXED);
+			if (pos >= end[b]) {
+				bad = 1;
+				continue;
+			}
+			if (r64)
+				((uint64_t *)res)[pos] = key & rmask;
+			else
+				((uint32_t *)res)[pos] = (uint32_t)(key & rmask);
 		}
-		if (pl->res64)
-			((uint64_t *)pt->res)[pos] = key & rmask;
-		else
-			((uint32_t *)pt->res)[pos] = (uint32_t)(key & rmask);
+		return bad ? -1 : 0;
+	}
+#pragma omp parallel reduction(| : bad)
+	{
+#pragma omp for schedule(static)
+		for (int t = 0; t < T; t++) {
+			uint64_t *c = tc + (size_t)t * nbk;
+			memset(c, 0, (size_t)nbk * 8);
+			for (size_t e = n * (size_t)t / (size_t)T, z = n * (size_t)(t + 1) / (size_t)T; e < z; e++)
+				c[keys[e] >> rb]++;
+		}
+#pragma omp for schedule(static)
+		for (uint64_t b = 0; b < nbk; b++)
+			for (int t = 0; t < T; t++) {
+				uint64_t c = tc[(size_t)t * nbk + b];
+				tc[(size_t)t * nbk + b] = fill[b];
+				fill[b] += c;
+			}
+#pragma omp for schedule(static)
+		for (int t = 0; t < T; t++) {
+			uint64_t *c = tc + (size_t)t * nbk;
+			for (size_t e = n * (size_t)t / (size_t)T, z = n * (size_t)(t + 1) / (size_t)T; e < z; e++) {
+				uint64_t b = keys[e] >> rb, pos = c[b]++;
+				if (pos >= end[b]) {
+					bad = 1;
+					continue;
+				}
+				if (r64)
+					((uint64_t *)res)[pos] = keys[e] & rmask;
+				else
+					((uint32_t *)res)[pos] = (uint32_t)(keys[e] & rmask);
+			}
+		}
 	}
 	return bad ? -1 : 0;
 }
 
-/* Pass 2: read the slice in rounds, exchange, drop.  parts[] are local. */
-int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t round, const char *input)
+/* Pass 2 on one process: every part is here.  Slot q's keys of bucket x
+ * go to [start, start + its pass-1 count), after slot q-1's. */
+static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int S, int *changed)
 {
+	size_t H = (size_t)pl->RC * pl->nbk, rec = 2 * (size_t)s->w;
+	uint64_t nbk = pl->nbk, rmask = pl->rmask;
+	int br = pl->br, rb = pl->rbits, C = pl->C, w = s->w, r64 = pl->res64, stop = S, bad = 0;
+	int lb = __builtin_ctzll(nbk);
+	/* counts to offsets: ht gets S + 1 rows, row S the buckets' ends */
+#pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
+	for (size_t x = 0; x < H; x++) {
+		uint64_t at = parts[x / nbk].bstart[x % nbk];
+		for (int q = 0; q < S; q++) {
+			uint64_t c = ht[(size_t)q * H + x];
+			ht[(size_t)q * H + x] = at;
+			at += c;
+		}
+		ht[(size_t)S * H + x] = at;
+	}
+	void **res = kmalloc(kmul((size_t)pl->RC, sizeof *res));
+	for (int p = 0; p < pl->RC; p++)
+		res[p] = parts[p].res;
+	rerr *err = kcalloc((size_t)S, sizeof *err);
+#pragma omp parallel reduction(| : bad) if (s->n > PAR)
+	{
+		unsigned char *buf = s->mem ? NULL : kmalloc((size_t)CHUNK * rec);
+		uint64_t *cur = kmalloc(kmul(H, 16)); /* position, end: one cache line */
+		uint64_t *xs = kmalloc((size_t)BLK * 16), *rs = kmalloc((size_t)BLK * 16);
+#pragma omp for schedule(dynamic, 1)
+		for (int q = 0; q < S; q++) {
+			uint64_t end = slot_first(s, q + 1, S);
+			for (size_t x = 0; x < H; x++) {
+				cur[2 * x] = ht[(size_t)q * H + x];
+				cur[2 * x + 1] = ht[(size_t)(q + 1) * H + x];
+			}
+			for (uint64_t off = slot_first(s, q, S); off < end; off += CHUNK) {
+				size_t k = end - off < CHUNK ? (size_t)(end - off) : CHUNK, e = 0;
+				const unsigned char *p = __atomic_load_n(&stop, __ATOMIC_RELAXED) < q ? NULL
+						       : bytes_at(s, off, k, buf, &err[q]);
+				if (!p)
+					break;
+				/* blocks: the keys made (bucket, residual), then dropped */
+				while (e < k) {
+					size_t n = 0, z = k - e < BLK ? k : e + BLK;
+					for (; e < z; e++) {
+						uint64_t u = id_at(p, w, 2 * e), v = id_at(p, w, 2 * e + 1);
+						if (check_ids(s, u, v, off + e, &err[q]))
+							break;
+						if (u == v)
+							continue;
+						ends a = split(pl, u), b = split(pl, v);
+						uint64_t k1 = a.lc << br | b.lr, k2 = b.lc << br | a.lr;
+						xs[n] = ((size_t)b.i * C + a.j) * nbk + (k1 >> rb);
+						rs[n++] = k1 & rmask;
+						xs[n] = ((size_t)a.i * C + b.j) * nbk + (k2 >> rb);
+						rs[n++] = k2 & rmask;
+					}
+					for (size_t y = 0; y < n; y++) {
+						size_t x = xs[y];
+						uint64_t pos = cur[2 * x]++;
+						if (pos >= cur[2 * x + 1]) {
+							bad = 1;
+							continue;
+						}
+						if (r64)
+							((uint64_t *)res[x >> lb])[pos] = rs[y];
+						else
+							((uint32_t *)res[x >> lb])[pos] = (uint32_t)rs[y];
+					}
+					if (e < z)
+						break;
+				}
+				if (err[q].kind)
+					break;
+			}
+			if (err[q].kind)
+				failed(&stop, q);
+			else
+				for (size_t x = 0; x < H; x++)
+					bad |= cur[2 * x] != cur[2 * x + 1];
+		}
+		free(buf);
+		free(cur);
+		free(xs);
+		free(rs);
+	}
+	int rc = first_error(s, err, S);
+	for (int p = 0; p < pl->RC; p++) /* every bucket is full (or the input changed) */
+		memcpy(parts[p].bfill, parts[p].bstart + 1, (size_t)nbk * 8);
+	*changed |= bad;
+	free(res);
+	free(err);
+	return rc;
+}
+
+/* Pass 2: read the slice in rounds, exchange, drop.  parts[] are local;
+ * on one process (all of them) ht holds pass 1's S slot histograms and
+ * one row more. */
+int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
+		const char *input)
+{
+	int P = pl->P, br = pl->br, C = pl->C, w = s->w, T = kpart_nthreads(), rc = 0, changed = 0;
+	if (P == 1) {
+		rc = pass2_local(pl, s, parts, ht, S, &changed);
+		goto done;
+	}
 	uint64_t nmax = s->n;
 	kcomm_allreduce_u64(comm, &nmax, 1, KCOMM_MAX);
 	uint64_t nrounds = (nmax + round - 1) / round;
-	int P = pl->P, RC = pl->RC, C = pl->C, br = pl->br, rc = 0, changed = 0;
-	uint64_t *uv = kmalloc(kmul((size_t)round, 16));
-	uint64_t *key = kmalloc(kmul((size_t)round, 16)), *sbuf = NULL, *rbuf = NULL;
+	size_t rec = 2 * (size_t)w, rcap = 0;
+	unsigned char *raw = kmalloc(kmul((size_t)round, rec));
+	uint64_t *key = kmalloc(kmul((size_t)round, 16)), *sbuf = kmalloc(kmul((size_t)round, 16)), *rbuf = NULL;
+	uint64_t *tc = kmalloc(kmul((size_t)T, (size_t)pl->nbk * 8));
 	uint32_t *dest = kmalloc(kmul((size_t)round, 8));
-	size_t *cnt = kcalloc((size_t)RC * 5, sizeof(size_t)), *sd = cnt + RC, *rcv = sd + RC, *rd = rcv + RC,
-	       *pos = rd + RC, rcap = 0;
-	if (P > 1)
-		sbuf = kmalloc(kmul((size_t)round, 16));
+	/* per thread: keys made, then counts per destination turned offsets */
+	size_t *made = kcalloc((size_t)T, sizeof(size_t)), *tpos = kcalloc(kmul((size_t)T, (size_t)P), sizeof(size_t));
+	size_t *cnt = kcalloc((size_t)P * 4, sizeof(size_t)), *sd = cnt + P, *rcv = sd + P, *rd = rcv + P;
+	rerr *err = kcalloc((size_t)T, sizeof *err);
 	for (uint64_t r = 0; r < nrounds; r++) {
 		uint64_t off = r * round;
 		size_t k = off >= s->n ? 0 : (s->n - off < round ? (size_t)(s->n - off) : (size_t)round);
-		if (k && !rc)
-			rc = source_get(s, off, k, uv);
+		memset(err, 0, (size_t)T * sizeof *err);
+		/* read, keys: thread t takes tuples [k t / T, k (t+1) / T) */
+#pragma omp parallel for schedule(static) if (k > PAR)
+		for (int t = 0; t < T; t++) {
+			size_t e0 = k * (size_t)t / (size_t)T, z = k * (size_t)(t + 1) / (size_t)T, n = 2 * e0, e = 0;
+			size_t *c = tpos + (size_t)t * P;
+			memset(c, 0, (size_t)P * sizeof *c);
+			const unsigned char *p = e0 == z ? NULL : bytes_at(s, off + e0, z - e0, raw + e0 * rec, &err[t]);
+			for (; p && e < z - e0; e++) {
+				uint64_t u = id_at(p, w, 2 * e), v = id_at(p, w, 2 * e + 1);
+				if (check_ids(s, u, v, off + e0 + e, &err[t]))
+					break;
+				if (u == v)
+					continue;
+				ends a = split(pl, u), b = split(pl, v);
+				uint32_t d1 = b.i * (uint32_t)C + a.j, d2 = a.i * (uint32_t)C + b.j;
+				dest[n] = d1;
+				key[n++] = a.lc << br | b.lr;
+				dest[n] = d2;
+				key[n++] = b.lc << br | a.lr;
+				c[d1]++;
+				c[d2]++;
+			}
+			made[t] = n - 2 * e0;
+		}
+		for (int t = 0; t < T && !rc; t++)
+			if (err[t].kind)
+				rc = report(s, &err[t]);
 		if ((rc = kcomm_agree(comm, rc)))
 			break;
-		size_t n = 0;
-		memset(cnt, 0, sizeof(size_t) * (size_t)RC);
-		for (size_t e = 0; e < k; e++) {
-			uint64_t u = uv[2 * e], v = uv[2 * e + 1];
-			if (u == v)
-				continue;
-			ends a = split(pl, u), b = split(pl, v);
-			uint32_t d1 = b.i * (uint32_t)C + a.j, d2 = a.i * (uint32_t)C + b.j;
-			dest[n] = d1;
-			key[n++] = a.lc << br | b.lr;
-			dest[n] = d2;
-			key[n++] = b.lc << br | a.lr;
-			cnt[d1]++;
-			cnt[d2]++;
-		}
-		if (P == 1) {
-			/* every part is here: sort the keys by part, then drop */
-			size_t acc = 0;
-			for (int p = 0; p < RC; p++) {
-				pos[p] = acc;
-				acc += cnt[p];
-			}
-			if (RC == 1) {
-				changed |= drop(pl, &parts[0], key, n);
-				continue;
-			}
-			uint64_t *sorted = (uint64_t *)uv; /* uv is free now */
-			for (size_t e = 0; e < n; e++)
-				sorted[pos[dest[e]]++] = key[e];
-			for (size_t p = 0, at = 0; p < (size_t)RC; p++) {
-				changed |= drop(pl, &parts[p], sorted + at, cnt[p]);
-				at += cnt[p];
-			}
-			continue;
-		}
-		/* keys for this rank are dropped at once, the rest exchanged */
-		size_t acc = 0, self = cnt[pl->me];
-		cnt[pl->me] = 0;
+		/* keys for this rank are dropped at once, the rest exchanged:
+		 * by destination, then thread */
+		size_t acc = 0;
 		for (int p = 0; p < P; p++) {
+			if (p == pl->me)
+				continue;
 			sd[p] = acc * 8;
-			pos[p] = acc;
-			acc += cnt[p];
+			for (int t = 0; t < T; t++) {
+				size_t c = tpos[(size_t)t * P + p];
+				tpos[(size_t)t * P + p] = acc;
+				acc += c;
+			}
+			cnt[p] = acc * 8 - sd[p];
 		}
-		pos[pl->me] = acc;
-		for (size_t e = 0; e < n; e++)
-			sbuf[pos[dest[e]]++] = key[e];
-		changed |= drop(pl, &parts[0], sbuf + acc, self);
-		for (int p = 0; p < P; p++)
-			cnt[p] *= 8;
+		size_t mine = acc;
+		for (int t = 0; t < T; t++) {
+			size_t c = tpos[(size_t)t * P + pl->me];
+			tpos[(size_t)t * P + pl->me] = acc;
+			acc += c;
+		}
+		cnt[pl->me] = 0;
+		sd[pl->me] = mine * 8;
+#pragma omp parallel for schedule(static) if (k > PAR)
+		for (int t = 0; t < T; t++) {
+			size_t *c = tpos + (size_t)t * P;
+			for (size_t e = 2 * (k * (size_t)t / (size_t)T), z = e + made[t]; e < z; e++)
+				sbuf[c[dest[e]]++] = key[e];
+		}
+		changed |= drop(pl, &parts[0], sbuf + mine, acc - mine, tc);
 		kcomm_alltoall(comm, cnt, sizeof(size_t), rcv);
 		size_t tot = 0;
 		for (int p = 0; p < P; p++) {
@@ -222,21 +507,25 @@ int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t ro
 			rbuf = krealloc(rbuf, rcap);
 		}
 		kcomm_alltoallv(comm, sbuf, cnt, sd, rbuf, rcv, rd);
-		changed |= drop(pl, &parts[0], rbuf, tot / 8);
+		changed |= drop(pl, &parts[0], rbuf, tot / 8, tc);
 	}
-	for (int p = 0; p < (P == 1 ? RC : 1) && !rc; p++)
-		for (uint64_t b = 0; b < pl->nbk; b++)
-			changed |= parts[p].bfill[b] != parts[p].bstart[b + 1];
+	for (uint64_t b = 0; b < pl->nbk && !rc; b++)
+		changed |= parts[0].bfill[b] != parts[0].bstart[b + 1];
+	free(raw);
+	free(key);
+	free(dest);
+	free(sbuf);
+	free(rbuf);
+	free(tc);
+	free(made);
+	free(tpos);
+	free(cnt);
+	free(err);
+done:
 	if (!rc && changed) {
 		kerror("'%s': the input changed while it was being read", input);
 		rc = KEXIT_DATA;
 	}
-	free(uv);
-	free(key);
-	free(dest);
-	free(cnt);
-	free(sbuf);
-	free(rbuf);
 	return rc;
 }
 
@@ -276,6 +565,7 @@ int kpart_deal(kcomm *comm, kedge_reader *r, int idbytes, source *s, uint32_t *c
 	size_t rec = 2 * (size_t)idbytes, cap = 0;
 	uint64_t hdr[2];
 	s->w = idbytes;
+	s->nv = UINT64_MAX; /* kedge_read checks the ids */
 	if (me == 0) {
 		uint64_t *uv = kmalloc((size_t)CHUNK * 16);
 		unsigned char *enc = kmalloc((size_t)CHUNK * rec);

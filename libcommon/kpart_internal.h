@@ -71,17 +71,26 @@ typedef struct source {
 	kedge_reader *r;
 	uint64_t first, n;
 	unsigned char *mem;
-	int w; /* id bytes */
+	int w;  /* id bytes */
+	int fd; /* a file: its own descriptor (pread from any thread), -1 if none */
+	uint64_t at, nv; /* the file's first tuple at byte at; ids below nv */
+	const char *name;
 } source;
 
 /* kpart_input.c */
-int kpart_pass1(const plan *pl, source *s, int idbytes, uint32_t *crc, uint64_t *hist, uint64_t *selfloops);
-int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t round, const char *input);
+int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, int idbytes, uint64_t nv);
+void kpart_source_close(source *s);
+int kpart_slots(const plan *pl);
+int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S, uint64_t *selfloops);
+int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
+		const char *input);
 int kpart_read_trailer(const char *input, const kedge_info *info, uint64_t *size, uint32_t *crc);
 int kpart_deal(kcomm *comm, kedge_reader *r, int idbytes, source *s, uint32_t *crc);
 /* kpart_csc.c */
 void kpart_build_csc(const plan *pl, part *pt);
 void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, const uint64_t *rowperm);
 void kpart_degree_order(const uint64_t *deg, uint64_t nb, uint64_t *newpos);
+/* a[k] += a[k-1] for k = 1 .. n-1 (on all threads for long arrays) */
+void kpart_prefix_sum(uint64_t *a, size_t n);
 
 #endif

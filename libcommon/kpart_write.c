@@ -95,11 +95,133 @@ static inline uint64_t idx_get(const void *a, int idx64, uint64_t k)
 }
 
 /*
+ * 32-bit indices where (row in a partition, col) does not fit in 32 bits
+ * (large blocks): the columns in batches of at most K entries; each batch's
+ * entries are dealt to ~1024 row partitions in a buffer as row << 32 | col
+ * (thread t's after thread t-1's: column order), then every partition is
+ * taken by one thread, which counts its rows (first round: rp) or places
+ * its entries at their rows' cursors (second round).  Batches come in
+ * column order, so every row gets its columns ascending, as from one thread.
+ */
+static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
+{
+	const uint32_t *ri = b->rowidx;
+	const uint64_t *cp = b->colptr;
+	uint64_t nr = b->nrows, nc = b->ncols, nnz = b->nnz, maxc = 0;
+	int br = kpart_bits_for(nr), s = br > 10 ? br - 10 : 0;
+	uint64_t np = nr ? ((nr - 1) >> s) + 1 : 0, T = (uint64_t)kpart_nthreads();
+#pragma omp parallel for schedule(static) reduction(max : maxc)
+	for (uint64_t c = 0; c < nc; c++)
+		maxc = cp[c + 1] - cp[c] > maxc ? cp[c + 1] - cp[c] : maxc;
+	uint64_t K = nnz / 32 < (1u << 20) ? (1u << 20) : nnz / 32;
+	K = K > nnz ? nnz : K;
+	K = K < maxc ? maxc : K;
+	uint64_t *tmp = kmalloc(kmul((size_t)K, 8)), *cnt = kmalloc(kmul((size_t)T, (size_t)np * 8));
+	uint64_t *ps = kmalloc(kmul((size_t)np + 1, 8)), *cb = kmalloc(kmul((size_t)T + 1, 8));
+#pragma omp parallel for schedule(static)
+	for (uint64_t r = 0; r <= nr; r++)
+		rp[r] = 0;
+	for (int round = 0; round < 2; round++) {
+		if (round == 1)
+			kpart_prefix_sum(rp, (size_t)nr + 1); /* rp[r]: where row r starts (its cursor) */
+		for (uint64_t c0 = 0, c1; c0 < nc; c0 = c1) {
+			uint64_t lo = c0 + 1, hi = nc; /* c1: the last column end within K entries */
+			while (lo < hi) {
+				uint64_t mid = hi - (hi - lo) / 2;
+				if (cp[mid] - cp[c0] <= K)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			c1 = lo;
+			uint64_t e0 = cp[c0], n = cp[c1] - e0;
+			for (uint64_t t = 0; t <= T; t++) { /* thread t: about n / T entries */
+				uint64_t want = e0 + n / T * t, l = c0, h = c1;
+				while (l < h) {
+					uint64_t mid = l + (h - l) / 2;
+					if (cp[mid] < want)
+						l = mid + 1;
+					else
+						h = mid;
+				}
+				cb[t] = t == T ? c1 : l;
+			}
+#pragma omp parallel
+			{
+#pragma omp for schedule(static)
+				for (uint64_t t = 0; t < T; t++) {
+					uint64_t *my = cnt + t * np;
+					memset(my, 0, (size_t)np * 8);
+					for (uint64_t k = cp[cb[t]], z = cp[cb[t + 1]]; k < z; k++)
+						my[ri[k] >> s]++;
+				}
+#pragma omp single
+				{
+					uint64_t at = 0;
+					for (uint64_t p = 0; p < np; p++) {
+						ps[p] = at;
+						for (uint64_t t = 0; t < T; t++) {
+							uint64_t c = cnt[t * np + p];
+							cnt[t * np + p] = at;
+							at += c;
+						}
+					}
+					ps[np] = at;
+				}
+#pragma omp for schedule(static)
+				for (uint64_t t = 0; t < T; t++) {
+					uint64_t *my = cnt + t * np;
+					if (round == 0) /* the rows are enough */
+						for (uint64_t k = cp[cb[t]], z = cp[cb[t + 1]]; k < z; k++)
+							((uint32_t *)tmp)[my[ri[k] >> s]++] = ri[k];
+					else
+						for (uint64_t c = cb[t]; c < cb[t + 1]; c++)
+							for (uint64_t k = cp[c], z = cp[c + 1]; k < z; k++)
+								tmp[my[ri[k] >> s]++] = (uint64_t)ri[k] << 32 | c;
+				}
+#pragma omp for schedule(dynamic, 1)
+				for (uint64_t p = 0; p < np; p++) {
+					if (round == 0)
+						for (uint64_t e = ps[p]; e < ps[p + 1]; e++)
+							rp[((uint32_t *)tmp)[e] + 1]++;
+					else
+						for (uint64_t e = ps[p]; e < ps[p + 1]; e++)
+							ci[rp[tmp[e] >> 32]++] = (uint32_t)tmp[e];
+				}
+			}
+		}
+	}
+	/* rp[r] is where row r ends: shift by one, piece t of [1, nr] keeping
+	 * the value before its first (its neighbour's last) before any moves */
+#pragma omp parallel
+	{
+#pragma omp for schedule(static)
+		for (uint64_t t = 0; t < T; t++)
+			cb[t] = rp[nr * t / T];
+#pragma omp for schedule(static)
+		for (uint64_t t = 0; t < T; t++) {
+			uint64_t a = 1 + nr * t / T, z = 1 + nr * (t + 1) / T;
+			if (a == z)
+				continue;
+			for (uint64_t r = z - 1; r > a; r--)
+				rp[r] = rp[r - 1];
+			rp[a] = cb[t];
+		}
+	}
+	rp[0] = 0;
+	free(tmp);
+	free(cnt);
+	free(ps);
+	free(cb);
+}
+
+/*
  * The CSR of b as the transpose of its CSC; rows come out sorted.  With
  * 32-bit indices the entries go first to partitions of 2^s rows (in place,
  * in colidx: (row - first row of the partition) << bc | col), then each
  * partition, small enough for the cache, is counting-sorted by row (stable,
- * so columns stay ascending).  Otherwise one scatter.
+ * so columns stay ascending); where that does not fit, transpose_batched.
+ * 64-bit indices: one scatter.
  */
 void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 {
@@ -110,8 +232,12 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	if (s > 32 - bc)
 		s = 32 - bc;
 	uint64_t np = s < 0 ? 0 : ((nr - 1) >> s) + 1;
-	memset(rp, 0, (size_t)(nr + 1) * 8);
-	if (b->idx64 || s < 0 || np > (1u << 16)) {
+	if (!b->idx64 && (s < 0 || np > (1u << 16))) {
+		transpose_batched(b, rp, colidx);
+		return;
+	}
+	if (b->idx64) {
+		memset(rp, 0, (size_t)(nr + 1) * 8);
 		for (uint64_t k = 0; k < b->nnz; k++)
 			rp[idx_get(b->rowidx, b->idx64, k) + 1]++;
 		for (uint64_t r = 0; r < nr; r++)
@@ -400,11 +526,15 @@ out:
 		ri->crc = w.crc;
 		ri->csr_seconds = csr;
 		ri->nnz = b->nnz;
-		ri->cols = ri->rows = 0;
+		uint64_t cols = 0, rows = 0;
+#pragma omp parallel for schedule(static) reduction(+ : cols) if (b->ncols > 65536)
 		for (uint64_t c = 0; c < b->ncols; c++)
-			ri->cols += b->colptr[c + 1] > b->colptr[c];
+			cols += b->colptr[c + 1] > b->colptr[c];
+#pragma omp parallel for schedule(static) reduction(+ : rows) if (b->nrows > 65536)
 		for (uint64_t r = 0; r < b->nrows; r++)
-			ri->rows += rp[r + 1] > rp[r];
+			rows += rp[r + 1] > rp[r];
+		ri->cols = cols;
+		ri->rows = rows;
 	}
 	if (rp != b->rowptr)
 		free(rp);
