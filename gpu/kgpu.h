@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #ifdef __cplusplus
 #ifndef _Noreturn
@@ -69,6 +70,18 @@ typedef struct kgpu_opts {
  * off64 (both read here), KBFS_CUDA_FREE_BYTES=N makes the memory check
  * see at most N free bytes. */
 void kgpu_opts_default(kgpu_opts *o);
+/* The defaults without the test hooks: what kgpu_opts_default starts from
+ * in every build. */
+static inline void kgpu_opts_base(kgpu_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->kernel = KGPU_K_LB;
+	o->vbfs_k = 32;
+	o->gpu = -1;
+	o->bu_split = 32;
+	o->bu_batch = 1;
+	o->bu_rows = 1;
+}
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */
 int kgpu_kernel_parse(const char *name);
 const char *kgpu_kernel_name(int kernel);

@@ -37,13 +37,7 @@ static const char *const kernel_names[KGPU_K_COUNT] = {"lb", "merrill", "vertex"
 
 extern "C" void kgpu_opts_default(kgpu_opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->kernel = KGPU_K_LB;
-	o->vbfs_k = 32;
-	o->gpu = -1;
-	o->bu_split = 32;
-	o->bu_batch = 1;
-	o->bu_rows = 1;
+	kgpu_opts_base(o);
 	const char *v = getenv("KBFS_CUDA_TD_CHUNK");
 	if (v && *v) {
 		char *end;

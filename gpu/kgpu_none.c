@@ -17,13 +17,7 @@ int kgpu_nccl_built(void) { return 0; }
 
 void kgpu_opts_default(kgpu_opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->kernel = KGPU_K_LB;
-	o->vbfs_k = 32;
-	o->gpu = -1;
-	o->bu_split = 32;
-	o->bu_batch = 1;
-	o->bu_rows = 1;
+	kgpu_opts_base(o);
 }
 
 int kgpu_kernel_parse(const char *name)
