@@ -49,6 +49,25 @@ static inline ends split(const plan *pl, uint64_t x)
 	return e;
 }
 
+/* The two stored entries of the edge {u, v}: their parts and keys. */
+static inline void entries(const plan *pl, uint64_t u, uint64_t v, uint32_t d[2], uint64_t key[2])
+{
+	ends a = split(pl, u), b = split(pl, v);
+	d[0] = b.i * (uint32_t)pl->C + a.j;
+	key[0] = a.lc << pl->br | b.lr;
+	d[1] = a.i * (uint32_t)pl->C + b.j;
+	key[1] = b.lc << pl->br | a.lr;
+}
+
+/* residual x at position pos of a bucket array of 64- or 32-bit entries */
+static inline void put_res(void *res, int r64, uint64_t pos, uint64_t x)
+{
+	if (r64)
+		((uint64_t *)res)[pos] = x;
+	else
+		((uint32_t *)res)[pos] = (uint32_t)x;
+}
+
 static void encode(const uint64_t *uv, size_t k, int w, unsigned char *b)
 {
 	for (size_t e = 0; e < 2 * k; e++)
@@ -187,7 +206,7 @@ int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64
 	uint32_t *qcrc = kcalloc((size_t)S, 4);
 	rerr *err = kcalloc((size_t)S, sizeof *err);
 	uint64_t sl = 0, nbk = pl->nbk;
-	int br = pl->br, rb = pl->rbits, C = pl->C, w = s->w, stop = S;
+	int rb = pl->rbits, w = s->w, stop = S;
 #pragma omp parallel reduction(+ : sl) if (s->n > PAR)
 	{
 		unsigned char *buf = s->mem ? NULL : kmalloc((size_t)CHUNK * rec);
@@ -213,9 +232,11 @@ int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64
 						sl++;
 						continue;
 					}
-					ends a = split(pl, u), b = split(pl, v);
-					h[((size_t)b.i * C + a.j) * nbk + ((a.lc << br | b.lr) >> rb)]++;
-					h[((size_t)a.i * C + b.j) * nbk + ((b.lc << br | a.lr) >> rb)]++;
+					uint32_t d[2];
+					uint64_t key[2];
+					entries(pl, u, v, d, key);
+					h[d[0] * nbk + (key[0] >> rb)]++;
+					h[d[1] * nbk + (key[1] >> rb)]++;
 				}
 				if (e < k)
 					break;
@@ -258,11 +279,7 @@ static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n, uint64
 		for (size_t e = 0; e < n; e++) {
 			uint64_t b = keys[e] >> rb, pos = fill[b]++;
 			bad |= pos >= end[b];
-			pos = pos < end[b] ? pos : 0;
-			if (r64)
-				((uint64_t *)res)[pos] = keys[e] & rmask;
-			else
-				((uint32_t *)res)[pos] = (uint32_t)(keys[e] & rmask);
+			put_res(res, r64, pos < end[b] ? pos : 0, keys[e] & rmask);
 		}
 		return bad ? -1 : 0;
 	}
@@ -274,10 +291,7 @@ static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n, uint64
 				bad = 1;
 				continue;
 			}
-			if (r64)
-				((uint64_t *)res)[pos] = key & rmask;
-			else
-				((uint32_t *)res)[pos] = (uint32_t)(key & rmask);
+			put_res(res, r64, pos, key & rmask);
 		}
 		return bad ? -1 : 0;
 	}
@@ -306,10 +320,7 @@ static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n, uint64
 					bad = 1;
 					continue;
 				}
-				if (r64)
-					((uint64_t *)res)[pos] = keys[e] & rmask;
-				else
-					((uint32_t *)res)[pos] = (uint32_t)(keys[e] & rmask);
+				put_res(res, r64, pos, keys[e] & rmask);
 			}
 		}
 	}
@@ -322,7 +333,7 @@ static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int
 {
 	size_t H = (size_t)pl->RC * pl->nbk, rec = 2 * (size_t)s->w;
 	uint64_t nbk = pl->nbk, rmask = pl->rmask;
-	int br = pl->br, rb = pl->rbits, C = pl->C, w = s->w, r64 = pl->res64, stop = S, bad = 0;
+	int rb = pl->rbits, w = s->w, r64 = pl->res64, stop = S, bad = 0;
 	int lb = __builtin_ctzll(nbk);
 	/* counts to offsets: ht gets S + 1 rows, row S the buckets' ends */
 #pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
@@ -366,12 +377,13 @@ static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int
 							break;
 						if (u == v)
 							continue;
-						ends a = split(pl, u), b = split(pl, v);
-						uint64_t k1 = a.lc << br | b.lr, k2 = b.lc << br | a.lr;
-						xs[n] = ((size_t)b.i * C + a.j) * nbk + (k1 >> rb);
-						rs[n++] = k1 & rmask;
-						xs[n] = ((size_t)a.i * C + b.j) * nbk + (k2 >> rb);
-						rs[n++] = k2 & rmask;
+						uint32_t d[2];
+						uint64_t key[2];
+						entries(pl, u, v, d, key);
+						for (int j = 0; j < 2; j++) {
+							xs[n] = d[j] * nbk + (key[j] >> rb);
+							rs[n++] = key[j] & rmask;
+						}
 					}
 					for (size_t y = 0; y < n; y++) {
 						size_t x = xs[y];
@@ -380,10 +392,7 @@ static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int
 							bad = 1;
 							continue;
 						}
-						if (r64)
-							((uint64_t *)res[x >> lb])[pos] = rs[y];
-						else
-							((uint32_t *)res[x >> lb])[pos] = (uint32_t)rs[y];
+						put_res(res[x >> lb], r64, pos, rs[y]);
 					}
 					if (e < z)
 						break;
@@ -417,7 +426,7 @@ static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int
 int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
 		const char *input)
 {
-	int P = pl->P, br = pl->br, C = pl->C, w = s->w, T = kpart_nthreads(), rc = 0, changed = 0;
+	int P = pl->P, w = s->w, T = kpart_nthreads(), rc = 0, changed = 0;
 	if (P == 1) {
 		rc = pass2_local(pl, s, parts, ht, S, &changed);
 		goto done;
@@ -451,14 +460,10 @@ int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *h
 					break;
 				if (u == v)
 					continue;
-				ends a = split(pl, u), b = split(pl, v);
-				uint32_t d1 = b.i * (uint32_t)C + a.j, d2 = a.i * (uint32_t)C + b.j;
-				dest[n] = d1;
-				key[n++] = a.lc << br | b.lr;
-				dest[n] = d2;
-				key[n++] = b.lc << br | a.lr;
-				c[d1]++;
-				c[d2]++;
+				entries(pl, u, v, dest + n, key + n);
+				c[dest[n]]++;
+				c[dest[n + 1]]++;
+				n += 2;
 			}
 			made[t] = n - 2 * e0;
 		}
