@@ -8,8 +8,9 @@ set -u
 set -o pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$TOP/bin
-SHARED=${KBFS_SHARED:-$TOP/../shared}
-VEC=$SHARED/vectors
+# the Graph500 reference's vectors, carried in the repository: roots, nedge
+# per root, depths and a tree as files, the edge lists as SHA-256 digests
+VEC=$TOP/tests/vectors
 FIX=$TOP/tests/fixtures
 T=$(mktemp -d "${TMPDIR:-/tmp}/kbfs-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -122,6 +123,25 @@ same_depths() {
 		n=$((n + 1))
 	done
 	[ "$n" -gt 0 ]
+}
+
+# vector_sha NAME: the SHA-256 tests/vectors/SHA256SUMS records for NAME
+vector_sha() { awk -v n="./$1" '$2 == n {print $1}' "$VEC/SHA256SUMS"; }
+sha256_of() { sha256sum <"$1" | cut -d' ' -f1; }
+
+# ref_edges VERSION SCALE txt|bin: write kgen's edge list in the reference's
+# layout to $T/kron-vVERSION-sSCALE-ef16.EXT; Bail out! unless its SHA-256
+# is the reference file's
+ref_edges() {
+	local v=$1 s=$2 x=$3 g=3 fmt=text
+	local name=kron-v$v-s$s-ef16.$x
+	[ "$v" = 2.1.4 ] && g=2
+	[ "$x" = bin ] && { [ $g = 3 ] && fmt=g500 || fmt=g500v2; }
+	kgen -s "$s" --g500-version $g -f $fmt -o "$T/$name" || { echo "Bail out! kgen -s $s -f $fmt"; exit 1; }
+	local want got
+	want=$(vector_sha "$name")
+	got=$(sha256_of "$T/$name")
+	[ -n "$want" ] && [ "$got" = "$want" ] || { echo "Bail out! $name: SHA-256 $got, want '$want'"; exit 1; }
 }
 
 done_testing() {

@@ -5,7 +5,6 @@
 # usage and I/O errors give the documented codes with one line.
 . "$(dirname "$0")/lib.sh"
 
-[ -f "$VEC/s10/parent.root0.ref3.0.1.txt" ] || skip_all "no Graph500 vectors in $VEC"
 command -v kvalidate >/dev/null || skip_all "bin/kvalidate not built"
 
 S10=$VEC/s10
@@ -35,6 +34,8 @@ verdict() {
 	fi
 }
 
+ref_edges 3.0.1 10 txt
+EDG=$T/kron-v3.0.1-s10-ef16.txt
 kgen -s 10 -o "$T/s10.kg" || exit 1
 kgen -s 12 -o "$T/s12.kg" || exit 1
 R10=$(head -1 "$S10/roots.txt")
@@ -45,7 +46,7 @@ run_ok "s10 reference tree, kedge file" kvalidate "$T/s10.kg" "$S10/parent.root0
 is "$(cat "$T/out")" "$(valid_line "$S10/parent.root0.ref3.0.1.txt" "$S10" "$R10")" "s10: nedge $(nedge_v3 "$S10") as reference 3.0.1"
 run_ok "s12 reference tree, kedge file" kvalidate "$T/s12.kg" "$S12/parent.root0.ref3.0.1.txt"
 is "$(cat "$T/out")" "$(valid_line "$S12/parent.root0.ref3.0.1.txt" "$S12" "$R12")" "s12: nedge $(nedge_v3 "$S12") as reference 3.0.1"
-run_ok "s10 reference tree, text edge list" kvalidate "$VEC/kron-v3.0.1-s10-ef16.txt" "$S10/parent.root0.ref3.0.1.txt"
+run_ok "s10 reference tree, text edge list" kvalidate "$EDG" "$S10/parent.root0.ref3.0.1.txt"
 ok "text edge list: same nedge" grep -q "nedge $(nedge_v3 "$S10")," "$T/out"
 kgen -s 12 -z -o "$T/s12z.kg"
 run_ok "compressed kedge file" kvalidate "$T/s12z.kg" "$S12/parent.root0.ref3.0.1.txt"
@@ -69,7 +70,6 @@ is "$(grep -c ': valid, ' "$T/out")" 2 "two trees checked, other.txt ignored"
 # ---- corrupt trees, built from the reference tree ----
 PAR=$S10/parent.root0.ref3.0.1.txt
 DEP=$S10/depth.root0.txt
-EDG=$VEC/kron-v3.0.1-s10-ef16.txt
 C=$T/corrupt
 mkdir "$C"
 # a vertex at depth >= 2 gets the root as parent (not its neighbour)
