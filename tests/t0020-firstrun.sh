@@ -1,0 +1,69 @@
+#!/bin/bash
+# A newcomer's first runs: the README's commands as written (a smaller
+# scale), as root and as a normal user, without the Open MPI settings the
+# other tests export; make demo's script; the Slurm example under a
+# stand-in srun.
+. "$(dirname "$0")/lib.sh"
+need_mpi
+# what a user's shell has: none of lib.sh's Open MPI settings
+UENV=(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -u OMPI_MCA_rmaps_base_oversubscribe)
+user_env() { "${UENV[@]}" "$@"; }
+# readme_block HEADING: the indented command lines of the README paragraphs
+# from the one starting with HEADING up to the next bold heading
+readme_block() {
+	awk -v h="$1" 'index($0, h) == 1 {on = 1; next} on && /^\*\*/ {exit} on && /^    / {print substr($0, 5)}' "$TOP/README.md"
+}
+# as_user CMD...: CMD as an unprivileged user when we are root (setpriv; the
+# programs copied where that user can reach them), else as we are
+as_user() {
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+		mkdir -p "$T/ubin" && cp "$BIN"/k* "$T/ubin/" && chmod -R a+rX "$T/ubin"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "${UENV[@]}" HOME="$PWD" PATH="$T/ubin:$PATH" "$@"
+	else
+		"${UENV[@]}" "$@"
+	fi
+}
+chmod 711 "$T"
+
+readme_block '**A laptop' | sed 's/-s 20 /-s 12 /' >"$T/laptop.sh"
+ok "the README shows the laptop commands (kgen, kpart, mpirun ... kbfs)" \
+	sh -c "grep -q '^kgen -s 12 ' '$T/laptop.sh' && grep -q '^mpirun .*kbfs' '$T/laptop.sh'"
+mkdir "$T/laptop"
+(cd "$T/laptop" && user_env bash -e ../laptop.sh) >"$T/out" 2>"$T/err"
+is "$?" 0 "the laptop commands run as written ($(id -un), $(nproc) cores)"
+ok "... and leave the run's JSON and plot" test -s "$T/laptop/run.json" -a -s "$T/laptop/levels.svg"
+
+readme_block '**A workstation with GPUs' | sed 's/-s 26 /-s 12 /' >"$T/gpu.sh"
+ok "the README shows the workstation commands (dry run, then the run)" \
+	sh -c "grep -q -- '--dry-run' '$T/gpu.sh' && grep -q '^mpirun -np 2 .*kbfs --json' '$T/gpu.sh'"
+if [ "$(id -u)" != 0 ] || command -v setpriv >/dev/null; then
+	mkdir "$T/ws" && chmod 777 "$T/ws"
+	(cd "$T/ws" && as_user bash -e ../gpu.sh) >"$T/out" 2>"$T/err"
+	is "$?" 0 "the workstation commands run as written as a normal user (the CPU engine here)"
+	ok "... and write the JSON record" test -s "$T/ws/run.json"
+else
+	skip "root without setpriv: cannot run as a normal user"
+fi
+
+# make demo's script: a directory of its own, nothing left in TMPDIR
+mkdir "$T/tmp"
+user_env TMPDIR="$T/tmp" DEMO_DIR="$T/demo" DEMO_SCALE=10 sh "$TOP/share/demo.sh" >"$T/out" 2>"$T/err"
+is "$?" 0 "share/demo.sh runs"
+ok "the demo prints its commands, PATH first" sh -c "head -1 '$T/err' | grep -q 'export PATH='"
+ok "the demo leaves its files in DEMO_DIR" test -s "$T/demo/run.json"
+ok "... and nothing in TMPDIR" sh -c "! ls -A '$T/tmp' | grep -q ."
+
+# the Slurm example, srun standing in as mpirun -np $SLURM_NTASKS
+mkdir -p "$T/sb/bin"
+cat >"$T/sb/bin/srun" <<'SRUN'
+#!/bin/sh
+while [ $# -gt 0 ]; do case $1 in --*) shift ;; *) break ;; esac; done
+exec mpirun --allow-run-as-root --oversubscribe -np "$SLURM_NTASKS" "$@"
+SRUN
+chmod +x "$T/sb/bin/srun"
+(cd "$T/sb" && PATH=$T/sb/bin:$PATH SLURM_NTASKS=4 SLURM_JOB_ID=7 SLURM_CPUS_PER_TASK=1 SCALE=11 \
+	bash "$TOP/share/kbfs.sbatch") >"$T/out" 2>"$T/err"
+is "$?" 0 "share/kbfs.sbatch runs (4 tasks, scale 11)"
+ok "... on a 2x2 grid, with its JSON record" test -d "$T/sb/kbfs-s11/g.2x2" -a -s "$T/sb/kbfs-s11/run-7.json"
+ok "... and the statistics block in the job's output" grep -q 'harmonic_mean_TEPS' "$T/out"
+done_testing
