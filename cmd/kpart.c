@@ -14,7 +14,7 @@
 static _Noreturn void usage(FILE *fp, int status)
 {
 	fprintf(fp,
-		"Usage: kpart -R ROWS -C COLS [-o DIR] [--relabel none|degree] [--force] EDGEFILE|-\n"
+		"Usage: kpart -R ROWS -C COLS [-o DIR] [--relabel degree|none] [--force] EDGEFILE|-\n"
 		"       mpirun -np ROWS*COLS kpart -R ROWS -C COLS ...   (ranks share the work)\n"
 		"       kpart --check DIR\n"
 		"\n"
@@ -27,8 +27,9 @@ static _Noreturn void usage(FILE *fp, int status)
 		"  -C, --cols C           processor columns (C = 1: 1D by rows)\n"
 		"  -o, --output DIR       partition directory (default: EDGEFILE without its\n"
 		"                         extension, plus '.kpart'; required for '-')\n"
-		"      --relabel MODE     none (default) or degree: renumber vertices inside\n"
-		"                         every block by decreasing degree (ties by id)\n"
+		"      --relabel MODE     degree (default): renumber vertices inside every\n"
+		"                         block by decreasing degree (ties by id); none: keep\n"
+		"                         the input's order\n"
 		"      --force            replace an existing partition DIR (once the new one\n"
 		"                         is complete)\n"
 		"      --check DIR        verify a partition: checksums, sizes, structure\n"
@@ -118,7 +119,7 @@ int main(int argc, char **argv)
 		{"wide", no_argument, 0, O_WIDE},         {"round-tuples", required_argument, 0, O_ROUND},
 		{0, 0, 0, 0}};
 	static const char *const relabels[] = {"none", "degree", NULL};
-	kpart_opts o = {.R = 0, .C = 0};
+	kpart_opts o = {.R = 0, .C = 0, .relabel = KPART_RELABEL_DEGREE};
 	const char *check = NULL, *dump = NULL;
 	int json = 0, layout = 0, threads = 0, c;
 	while ((c = getopt_long(argc, argv, "R:C:o:qvhV", opts, NULL)) != -1) {

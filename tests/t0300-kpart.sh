@@ -1,7 +1,8 @@
 #!/bin/bash
 # kpart: every grid stores exactly the symmetrized, self-loop-free, deduplicated
-# input, each edge where the layout puts it; --relabel degree round-trips;
-# --check passes good partitions.
+# input, each edge where the layout puts it; --relabel degree (the default)
+# round-trips; --relabel none keeps the input's ids; --check passes good
+# partitions.
 . "$(dirname "$0")/lib.sh"
 export LC_ALL=C
 
@@ -69,6 +70,18 @@ for g in 1x1 2x3; do
 		  p = $1; pd = $2; po = $3 }
 		END { exit bad }' "$T/deg"
 done
+
+# --relabel none: the input's order, every id where it was
+for g in 1x1 2x3; do
+	R=${g%x*} C=${g#*x} P=$T/n-$g
+	run_ok "$g --relabel none: built" kpart -R "$R" -C "$C" --relabel none -o "$P" "$T/g12.kg"
+	kpart --dump "$P" | sort >"$T/got"
+	ok "$g --relabel none: the stored edges are the input's" cmp -s "$T/got" "$T/want12"
+	ok "$g --relabel none: every edge in the rank the layout names" placed "$P"
+	is "$(value relabel "$P")" "none" "$g --relabel none: the manifest says so"
+	ok "$g --relabel none: internal ids are input ids" cmp -s <(kpart --dump-layout "$P" | cut -d' ' -f2-) <(kpart --dump "$P")
+done
+is "$(value relabel "$T/p12-2x2")" "degree" "degree is the default ordering"
 
 # an imported graph with sparse ids: the dump speaks the input's ids
 printf '7 42\n42 1000000007\n1000000007 7\n7 7\n9 42\n9 42\n' >"$T/sparse.txt"
