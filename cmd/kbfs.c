@@ -36,8 +36,11 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --vbfs-k K        edges per virtual vertex of --kernel vbfs (1 to 1048576; 32)\n"
 		"      --gpu N           use device N (default: node-local rank modulo visible GPUs)\n"
 		"      --bu-split N      bottom-up: rows with more than N entries get a warp (32)\n"
-		"      --bu-rows N       bottom-up: rows a thread scans together, 1 or 2 (1)\n"
-		"      --bu-batch N      bottom-up: probes a thread issues at once, 1, 2, 4 or 8 (1)\n"
+		"      --bu-kernel K     bottom-up kernel: tile (a warp takes 32 words) or word (tile)\n"
+		"      --no-bu-first     bottom-up: no array of first neighbours (probe through rowptr)\n"
+		"      --bu-rows N       --bu-kernel word: rows a thread scans together, 1 or 2 (1)\n"
+		"      --bu-batch N      --bu-kernel word: probes a thread issues at once, 1, 2, 4, 8 (1)\n"
+		"      --step-sync       wait for the GPU after every step, not once a level\n"
 		"      --transport T     auto, mpi or nccl (default auto: nccl when built in;\n"
 		"                        nccl needs the cuda engine)\n"
 		"Output:\n"
@@ -54,7 +57,8 @@ static _Noreturn void usage(FILE *fp, int status)
 
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
-	O_PRED, O_PFMT, O_DEPTH, O_THREADS, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN
+	O_PRED, O_PFMT, O_DEPTH, O_THREADS, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN,
+	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC
 };
 
 static const struct option long_opts[] = {
@@ -70,6 +74,8 @@ static const struct option long_opts[] = {
 	{"vbfs-k", required_argument, 0, O_VBFSK}, {"gpu", required_argument, 0, O_GPU},
 	{"bu-split", required_argument, 0, O_BUSPLIT}, {"bu-batch", required_argument, 0, O_BUBATCH},
 	{"bu-rows", required_argument, 0, O_BUROWS}, {"transport", required_argument, 0, O_TRANSPORT},
+	{"bu-kernel", required_argument, 0, O_BUKERNEL}, {"no-bu-first", no_argument, 0, O_NOBUFIRST},
+	{"step-sync", no_argument, 0, O_STEPSYNC},
 	{"dry-run", no_argument, 0, O_DRYRUN},    {"quiet", no_argument, 0, 'q'},
 	{"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
 	{"version", no_argument, 0, 'V'},         {0, 0, 0, 0}};
@@ -129,6 +135,13 @@ int main(int argc, char **argv)
 				kopt_usage_error("--bu-batch: '%s' is not 1, 2, 4 or 8", optarg);
 			break;
 		case O_BUROWS: o.gpu.bu_rows = (int)kopt_u64("--bu-rows", optarg, 1, 2); break;
+		case O_BUKERNEL:
+			o.gpu.bu_kernel = kgpu_bu_kernel_parse(optarg);
+			if (o.gpu.bu_kernel < 0)
+				kopt_usage_error("--bu-kernel: '%s' is not one of tile, word", optarg);
+			break;
+		case O_NOBUFIRST: o.gpu.bu_first = 0; break;
+		case O_STEPSYNC: o.gpu.step_sync = 1; break;
 		case O_TRANSPORT: o.transport = kopt_choice("--transport", optarg, transports); break;
 		case O_DRYRUN: o.dry_run = 1; break;
 		case 'q': klog_set_quiet(1); break;

@@ -54,6 +54,13 @@ enum kgpu_kernel {
 	KGPU_K_COUNT
 };
 
+/* Bottom-up kernels (--bu-kernel NAME). */
+enum kgpu_bu_kernel {
+	KGPU_BU_TILE = 0, /* "tile": a warp takes 32 ROWVIS words at once and works only on those with unvisited rows */
+	KGPU_BU_WORD,     /* "word": a warp takes one word at a time (the first kernel; --bu-rows, --bu-batch) */
+	KGPU_BU_COUNT
+};
+
 typedef struct kgpu_opts {
 	int kernel;           /* enum kgpu_kernel; default KGPU_K_LB */
 	int vbfs_k;           /* edges per virtual vertex for "vbfs" (>= 1; default 32) */
@@ -63,6 +70,10 @@ typedef struct kgpu_opts {
 	int bu_batch;         /* bottom-up, thread per row: probes issued together, 1, 2, 4 or 8 (default 1) */
 	uint64_t td_chunk;    /* top-down: frontier words per piece (0 = default 65536); bounds the scratch */
 	int off64;            /* keep 64-bit CSR/CSC offsets on the device even when nnz < 2^32 (testing) */
+	int bu_kernel;        /* enum kgpu_bu_kernel; default KGPU_BU_TILE */
+	int bu_first;         /* bottom-up: each row's first neighbour in a dense array, probed first (default 1) */
+	int step_sync;        /* wait for the device after every step and read piece sizes back (default 0:
+			       * one wait a level) */
 } kgpu_opts;
 
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
@@ -81,12 +92,27 @@ static inline void kgpu_opts_base(kgpu_opts *o)
 	o->bu_split = 32;
 	o->bu_batch = 1;
 	o->bu_rows = 1;
+	o->bu_kernel = KGPU_BU_TILE;
+	o->bu_first = 1;
 }
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */
 int kgpu_kernel_parse(const char *name);
 const char *kgpu_kernel_name(int kernel);
 /* "lb, merrill, vertex, vbfs" (for usage and error messages). */
 const char *kgpu_kernel_names(void);
+/* "tile" -> KGPU_BU_TILE, "word" -> KGPU_BU_WORD; -1 when unknown. */
+static const char *const kgpu_bu_kernel_names[KGPU_BU_COUNT] = {"tile", "word"};
+static inline int kgpu_bu_kernel_parse(const char *name)
+{
+	for (int k = 0; k < KGPU_BU_COUNT; k++)
+		if (name && strcmp(name, kgpu_bu_kernel_names[k]) == 0)
+			return k;
+	return -1;
+}
+static inline const char *kgpu_bu_kernel_name(int k)
+{
+	return k >= 0 && k < KGPU_BU_COUNT ? kgpu_bu_kernel_names[k] : "?";
+}
 
 /* Fill *e with the CUDA engine (name "cuda", device_memory 1).  o may be
  * NULL (defaults).  Returns 0, or KEXIT_USAGE after kerror() when the build

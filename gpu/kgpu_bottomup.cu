@@ -14,6 +14,18 @@
 // only read, through the read-only cache; at scale 26 on one GPU it is 8 MB
 // and stays in L2.
 //
+// Two kernels walk the words.  "tile" (the default): a warp loads 32 ROWVIS
+// and empty-row words at once, one a lane (words strided by the warp count,
+// so the hub rows at the front of a degree-ordered partition spread over
+// many warps), and works only on the words with an unvisited row, so a level where few rows are left costs one load per
+// 32 words instead of a round trip per word.  With bu_first it probes each
+// row's first CSR entry from a dense array (KS_FIRST, built at set-up),
+// read coalesced by the warp with no rowptr before it; only the rows whose
+// first neighbour is not in F go on to rowptr and the rest of their row.
+// With a degree-ordered partition (kpart's default) the first entry is the
+// row's highest-degree neighbour, the likeliest to be in F.  "word": a warp
+// takes one word at a time (the first kernel, kept for the ablation).
+//
 // A thread-per-row scan is a chain of dependent loads (rowptr, colidx, the
 // F word).  Two ways to put more loads in flight were measured and are kept
 // as options, off by default: bu_rows 2 walks a lane's two rows together,
@@ -148,8 +160,163 @@ __global__ void __launch_bounds__(BU_BLOCK, 4)
 			rowvis[w] = vis | next;
 		}
 	}
-	kgpu_count(&cnt->found, found);
+	kgpu_count(&cnt->lfound, found);
 	kgpu_count(&cnt->examined, examined);
+}
+
+
+// Scan of entries [b0, b1) of a row by its lane (rows of at most split
+// entries) or by the whole warp, 32 entries a step (longer rows); every
+// lane of the warp calls it.  Sets hit/par on a hit and adds the entries a
+// sequential scan reads to examined (lane 0 for warp scans).
+template <typename Idx>
+__device__ __forceinline__ void bu_scan(const Idx *__restrict__ colidx, const u64 *__restrict__ colfront, bool act,
+					u64 b0, u64 b1, u64 split, bool &hit, u64 &par, ull &examined)
+{
+	const int lane = threadIdx.x & 31;
+	const u64 deg = act && b1 > b0 ? b1 - b0 : 0;
+	if (deg && deg <= split) { // thread per row
+		u64 k = b0;
+		for (; k < b1; k++) {
+			const u64 c = colidx[k];
+			if (in_front(colfront, c)) {
+				hit = true;
+				par = c;
+				k++;
+				break;
+			}
+		}
+		examined += k - b0;
+	}
+	unsigned longm = __ballot_sync(KGPU_FULL, deg > split);
+	while (longm) { // warp per row
+		const int l = __ffs(longm) - 1;
+		longm &= longm - 1;
+		const u64 lb0 = __shfl_sync(KGPU_FULL, b0, l), lb1 = __shfl_sync(KGPU_FULL, b1, l);
+		u64 gex = lb1 - lb0, gpar = 0;
+		bool got = false;
+		for (u64 kk0 = lb0; kk0 < lb1; kk0 += 32) {
+			const u64 kk = kk0 + lane;
+			u64 c = 0;
+			bool h = false;
+			if (kk < lb1) {
+				c = colidx[kk];
+				h = in_front(colfront, c);
+			}
+			const unsigned m = __ballot_sync(KGPU_FULL, h);
+			if (m) {
+				const int f = __ffs(m) - 1;
+				gpar = __shfl_sync(KGPU_FULL, c, f);
+				gex = kk0 - lb0 + f + 1;
+				got = true;
+				break;
+			}
+		}
+		if (lane == l) {
+			hit = got;
+			par = gpar;
+		}
+		if (lane == 0)
+			examined += gex;
+	}
+}
+
+// The tile kernel.  A warp owns the 32 words of a tile, nwarps words apart;
+// within a word, lane l takes rows 64w + l and 64w + 32 + l, their first
+// probes issued together.
+template <typename Idx, typename Off, bool FIRST>
+__global__ void __launch_bounds__(BU_BLOCK, 4)
+	k_bu_tile(const Off *__restrict__ rowptr, const Idx *__restrict__ colidx, const Idx *__restrict__ first,
+		  const u64 *__restrict__ colfront, const u64 *__restrict__ empty, u64 *__restrict__ rowvis,
+		  u64 *__restrict__ rownext, u64 *__restrict__ pl, u64 lvl, u64 col_first, u64 nwords, u64 split,
+		  kgpu_counters *cnt)
+{
+	const int lane = threadIdx.x & 31;
+	const u64 nwarps = (u64)gridDim.x * (BU_BLOCK / 32);
+	ull found = 0, examined = 0;
+	const u64 gw = blockIdx.x * (u64)(BU_BLOCK / 32) + (threadIdx.x >> 5);
+	// a round covers 32 * nwarps words; lane l of warp gw takes word
+	// base + l * nwarps + gw, so neighbouring words (a degree-ordered
+	// partition's hubs sit together) go to different warps
+	for (u64 base = 0; base < nwords; base += 32 * nwarps) {
+		const u64 myw = base + lane * nwarps + gw;
+		u64 myvis = ~0ull, myskip = ~0ull;
+		if (myw < nwords) {
+			myvis = rowvis[myw];
+			myskip = myvis | empty[myw];
+		}
+		unsigned todo = __ballot_sync(KGPU_FULL, myskip != ~0ull);
+		while (todo) {
+			const int l = __ffs(todo) - 1;
+			todo &= todo - 1;
+			const u64 w = base + l * nwarps + gw;
+			const u64 vis = __shfl_sync(KGPU_FULL, myvis, l), skip = __shfl_sync(KGPU_FULL, myskip, l);
+			const u64 r0 = w * 64 + lane, r1 = r0 + 32;
+			const bool a0 = !((skip >> lane) & 1), a1 = !((skip >> (32 + lane)) & 1);
+			u64 c0 = 0, c1 = 0, e0 = 0, e1 = 0, f0 = 0, f1 = 0;
+			if (FIRST) {
+				if (a0)
+					c0 = first[r0];
+				if (a1)
+					c1 = first[r1];
+			} else {
+				if (a0) {
+					f0 = rowptr[r0];
+					e0 = rowptr[r0 + 1];
+				}
+				if (a1) {
+					f1 = rowptr[r1];
+					e1 = rowptr[r1 + 1];
+				}
+				if (a0)
+					c0 = colidx[f0];
+				if (a1)
+					c1 = colidx[f1];
+			}
+			bool h0 = a0 && in_front(colfront, c0), h1 = a1 && in_front(colfront, c1);
+			u64 p0 = c0, p1 = c1;
+			examined += (ull)a0 + (ull)a1;
+			const bool m0 = a0 && !h0, m1 = a1 && !h1;
+			if (FIRST) { // the rest of a missed row starts after its first entry
+				if (m0) {
+					f0 = rowptr[r0];
+					e0 = rowptr[r0 + 1];
+				}
+				if (m1) {
+					f1 = rowptr[r1];
+					e1 = rowptr[r1 + 1];
+				}
+			}
+			if (__any_sync(KGPU_FULL, m0))
+				bu_scan(colidx, colfront, m0, f0 + 1, e0, split, h0, p0, examined);
+			if (__any_sync(KGPU_FULL, m1))
+				bu_scan(colidx, colfront, m1, f1 + 1, e1, split, h1, p1, examined);
+			if (h0)
+				pl[r0] = lvl | (col_first + p0);
+			if (h1)
+				pl[r1] = lvl | (col_first + p1);
+			found += (ull)h0 + (ull)h1;
+			const u64 next = (u64)__ballot_sync(KGPU_FULL, h0) | (u64)__ballot_sync(KGPU_FULL, h1) << 32;
+			if (lane == 0 && next) {
+				rownext[w] = next;
+				rowvis[w] = vis | next;
+			}
+		}
+	}
+	kgpu_count(&cnt->lfound, found);
+	kgpu_count(&cnt->examined, examined);
+}
+
+// first[r] = the first CSR entry of local row r (0 for an empty row, which
+// bottom-up skips through the empty-row bitmap).
+template <typename Idx, typename Off>
+__global__ void k_first(const Off *__restrict__ rowptr, const Idx *__restrict__ colidx, Idx *__restrict__ first,
+			u64 nrows)
+{
+	for (u64 r = blockIdx.x * (u64)blockDim.x + threadIdx.x; r < nrows; r += (u64)gridDim.x * blockDim.x) {
+		const Off b0 = rowptr[r];
+		first[r] = rowptr[r + 1] > b0 ? colidx[b0] : (Idx)0;
+	}
 }
 
 template <typename Idx, typename Off> void bu_run(kgpu_state *st, u64 level, kbfs_step *out)
@@ -158,30 +325,59 @@ template <typename Idx, typename Off> void bu_run(kgpu_state *st, u64 level, kbf
 	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
 	CUDA_CHECK(cudaMemsetAsync(rownext, 0, g.roww * 8, st->s));
 	const u64 split = (u64)st->o.bu_split;
-	auto kern = st->o.bu_rows == 2 ? (st->o.bu_batch >= 8   ? k_bu<Idx, Off, 8, 2>
-					  : st->o.bu_batch >= 4 ? k_bu<Idx, Off, 4, 2>
-					  : st->o.bu_batch >= 2 ? k_bu<Idx, Off, 2, 2>
-								: k_bu<Idx, Off, 1, 2>)
-					: (st->o.bu_batch >= 8   ? k_bu<Idx, Off, 8, 1>
-					   : st->o.bu_batch >= 4 ? k_bu<Idx, Off, 4, 1>
-					   : st->o.bu_batch >= 2 ? k_bu<Idx, Off, 2, 1>
-								 : k_bu<Idx, Off, 1, 1>);
-	kern<<<kgpu_blocks(g.roww, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
-		(const Off *)st->slot[KS_ROWPTR], (const Idx *)st->slot[KS_COLIDX], kgpu_buf(st, KBFS_COLFRONT),
-		(const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_ROWVIS), rownext, kgpu_buf(st, KBFS_PL),
-		level << KBFS_PARENT_BITS, g.col_first, g.roww, split, st->cnt);
-	KGPU_LAUNCHED("k_bu");
-	kgpu_counters c;
-	kgpu_counters_read(st, &c);
-	out->found = c.found;
-	out->examined = c.examined;
-	out->tdeg = 0;
+	const Off *rowptr = (const Off *)st->slot[KS_ROWPTR];
+	const Idx *colidx = (const Idx *)st->slot[KS_COLIDX];
+	const u64 *empty = (const u64 *)st->slot[KS_EMPTY];
+	if (st->o.bu_kernel == KGPU_BU_TILE) {
+		auto kern = g.bu_first ? k_bu_tile<Idx, Off, true> : k_bu_tile<Idx, Off, false>;
+		kern<<<kgpu_blocks((g.roww + 31) / 32, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
+			rowptr, colidx, (const Idx *)st->slot[KS_FIRST], kgpu_buf(st, KBFS_COLFRONT), empty,
+			kgpu_buf(st, KBFS_ROWVIS), rownext, kgpu_buf(st, KBFS_PL), level << KBFS_PARENT_BITS, g.col_first,
+			g.roww, split, st->cnt);
+		KGPU_LAUNCHED("k_bu_tile");
+	} else {
+		auto kern = st->o.bu_rows == 2 ? (st->o.bu_batch >= 8   ? k_bu<Idx, Off, 8, 2>
+						  : st->o.bu_batch >= 4 ? k_bu<Idx, Off, 4, 2>
+						  : st->o.bu_batch >= 2 ? k_bu<Idx, Off, 2, 2>
+									: k_bu<Idx, Off, 1, 2>)
+						: (st->o.bu_batch >= 8   ? k_bu<Idx, Off, 8, 1>
+						   : st->o.bu_batch >= 4 ? k_bu<Idx, Off, 4, 1>
+						   : st->o.bu_batch >= 2 ? k_bu<Idx, Off, 2, 1>
+									 : k_bu<Idx, Off, 1, 1>);
+		kern<<<kgpu_blocks(g.roww, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
+			rowptr, colidx, kgpu_buf(st, KBFS_COLFRONT), empty, kgpu_buf(st, KBFS_ROWVIS), rownext,
+			kgpu_buf(st, KBFS_PL), level << KBFS_PARENT_BITS, g.col_first, g.roww, split, st->cnt);
+		KGPU_LAUNCHED("k_bu");
+	}
+	memset(out, 0, sizeof *out);
+	if (st->o.step_sync) {
+		kgpu_counters c;
+		kgpu_counters_read(st, &c);
+		out->found = c.lfound;
+		out->examined = c.examined;
+	}
+}
+
+template <typename Idx, typename Off> void first_build(kgpu_state *st)
+{
+	k_first<Idx, Off><<<kgpu_blocks(st->g.nrows, 256, st->grid), 256, 0, st->s>>>(
+		(const Off *)st->slot[KS_ROWPTR], (const Idx *)st->slot[KS_COLIDX], (Idx *)st->slot[KS_FIRST], st->g.nrows);
+	KGPU_LAUNCHED("k_first");
 }
 
 } // namespace
 
-void kgpu_bottom_up(kgpu_state *st, u64 level, kbfs_step *out)
+void kgpu_first_build(kgpu_state *st)
 {
+	if (st->g.idx64)
+		st->g.off64 ? first_build<u64, u64>(st) : first_build<u64, u32>(st);
+	else
+		st->g.off64 ? first_build<u32, u64>(st) : first_build<u32, u32>(st);
+}
+
+void kgpu_bottom_up(kgpu_state *st, u64 level, u64 nf, kbfs_step *out)
+{
+	(void)nf;
 	if (st->g.idx64)
 		st->g.off64 ? bu_run<u64, u64>(st, level, out) : bu_run<u64, u32>(st, level, out);
 	else

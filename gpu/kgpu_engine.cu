@@ -17,32 +17,58 @@ kgpu_state *kgpu_state_of(kbfs_engine *e) { return (kgpu_state *)e->impl; }
 
 // ---- kernels ----------------------------------------------------------------
 
-// Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.
+// Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.  A warp
+// loads 32 consecutive words, one a lane, then takes each word with new
+// bits in turn, its lanes summing tdeg of bits l and l + 32 (coalesced).
 template <typename T>
 __global__ void k_update(const u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
 			 const T *__restrict__ tdeg, u64 nbw, kgpu_counters *cnt)
 {
+	const int lane = threadIdx.x & 31;
+	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
 	ull found = 0, td = 0;
-	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < nbw; w += (u64)gridDim.x * blockDim.x) {
-		u64 n = recv[w] & ~ownvis[w];
-		ownvis[w] |= n;
-		front[w] = n;
+	for (u64 w0 = gw * 32; w0 < nbw; w0 += nwarps * 32) {
+		const u64 w = w0 + lane;
+		u64 n = 0;
+		if (w < nbw) {
+			const u64 o = ownvis[w];
+			n = recv[w] & ~o;
+			if (n)
+				ownvis[w] = o | n;
+			front[w] = n;
+		}
 		found += __popcll(n);
-		while (n) {
-			int b = __ffsll((long long)n) - 1;
-			td += tdeg[w * 64 + b];
-			n &= n - 1;
+		unsigned todo = __ballot_sync(KGPU_FULL, n != 0);
+		while (todo) {
+			const int l = __ffs(todo) - 1;
+			todo &= todo - 1;
+			const u64 nn = __shfl_sync(KGPU_FULL, n, l), v0 = (w0 + l) * 64;
+			if ((nn >> lane) & 1)
+				td += tdeg[v0 + lane];
+			if ((nn >> (32 + lane)) & 1)
+				td += tdeg[v0 + 32 + lane];
 		}
 	}
 	kgpu_count(&cnt->found, found);
 	kgpu_count(&cnt->tdeg, td);
 }
 
+// PL = KBFS_NONE on every row with a CSR entry (the others never leave
+// KBFS_NONE but for a root, cleared by k_reset_root).
+__global__ void k_reset_pl(const u64 *__restrict__ empty, u64 *__restrict__ pl, u64 nrows)
+{
+	for (u64 r = blockIdx.x * (u64)blockDim.x + threadIdx.x; r < nrows; r += (u64)gridDim.x * blockDim.x)
+		if (!((empty[r >> 6] >> (r & 63)) & 1))
+			pl[r] = KBFS_NONE;
+}
+
 // The root: owner marks FRONT and OWNVIS; its processor row marks the local
 // row in ROWVIS with PL = (0, root).
 __global__ void k_reset_root(u64 *front, u64 *ownvis, u64 *rowvis, u64 *pl, int owner, u64 own_off, int inrow,
-			     u64 lrow, u64 packed)
+			     u64 lrow, u64 packed, u64 prev_lrow)
 {
+	if (prev_lrow != KBFS_NONE)
+		pl[prev_lrow] = KBFS_NONE; // the last root's row, perhaps one without edges
 	if (owner) {
 		front[own_off >> 6] |= 1ull << (own_off & 63);
 		ownvis[own_off >> 6] |= 1ull << (own_off & 63);
@@ -99,10 +125,23 @@ static void upload_u64(kgpu_state *st, void *dst, const u64 *src, u64 n, int wid
 		CUDA_CHECK(cudaFree(stage));
 }
 
+// Buffers that are another buffer's memory on this grid (kgpu_geom).
+static int alias_of(const kgpu_geom *g, int slot)
+{
+	if (slot == KS_BUF0 + KBFS_PRED && g->pred_alias)
+		return KS_BUF0 + KBFS_PL;
+	if (slot == KS_BUF0 + KBFS_COLFRONT && g->colfront_alias)
+		return KS_BUF0 + KBFS_FRONT;
+	if (slot == KS_BUF0 + KBFS_RECV && g->recv_alias)
+		return KS_BUF0 + KBFS_ROWNEXT;
+	return -1;
+}
+
 static void free_all(kgpu_state *st)
 {
-	if (st->g.pred_alias)
-		st->slot[KS_BUF0 + KBFS_PRED] = NULL; // PL's memory, freed as PL
+	for (int k = 0; k < KS_NSLOT; k++)
+		if (alias_of(&st->g, k) >= 0)
+			st->slot[k] = NULL; // another slot's memory, freed as that one
 	for (int k = 0; k < KS_NSLOT; k++)
 		if (st->slot[k]) {
 			CUDA_CHECK(cudaFree(st->slot[k]));
@@ -123,6 +162,8 @@ static void free_all(kgpu_state *st)
 	if (st->s) {
 		CUDA_CHECK(cudaStreamDestroy(st->s));
 		CUDA_CHECK(cudaEventDestroy(st->useg_done));
+		for (int k = 0; k < KBFS_NMARK; k++)
+			CUDA_CHECK(cudaEventDestroy(st->mark[k]));
 		st->s = 0;
 	}
 }
@@ -162,10 +203,12 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 
 	CUDA_CHECK(cudaStreamCreateWithFlags(&st->s, cudaStreamNonBlocking));
 	CUDA_CHECK(cudaEventCreateWithFlags(&st->useg_done, cudaEventDisableTiming));
+	for (int k = 0; k < KBFS_NMARK; k++)
+		CUDA_CHECK(cudaEventCreate(&st->mark[k]));
 	st->grid = kgpu_sm_count() * 8;
 	for (int k = 0; k < KS_NSLOT; k++) {
-		if (k == KS_BUF0 + KBFS_PRED && st->g.pred_alias)
-			continue; // set to PL below
+		if (alias_of(&st->g, k) >= 0)
+			continue; // set below
 		cudaError_t err = cudaMalloc(&st->slot[k], plan.a[k].bytes ? plan.a[k].bytes : 256);
 		if (err != cudaSuccess) {
 			cudaGetLastError();
@@ -177,8 +220,9 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 		}
 		st->slot_bytes[k] = plan.a[k].bytes;
 	}
-	if (st->g.pred_alias)
-		st->slot[KS_BUF0 + KBFS_PRED] = st->slot[KS_BUF0 + KBFS_PL];
+	for (int k = 0; k < KS_NSLOT; k++)
+		if (alias_of(&st->g, k) >= 0)
+			st->slot[k] = st->slot[alias_of(&st->g, k)];
 	st->cub_bytes = plan.a[KS_CUB].bytes;
 	st->cnt = (kgpu_counters *)st->slot[KS_CNT];
 	CUDA_CHECK(cudaMallocHost((void **)&st->hcnt, sizeof *st->hcnt));
@@ -190,7 +234,8 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	// use the legacy stream, which does not wait for ours: sync first.
 	for (int k = KS_TDEG + 1; k < KS_NSLOT; k++)
 		if (st->slot_bytes[k])
-			CUDA_CHECK(cudaMemsetAsync(st->slot[k], 0, st->slot_bytes[k], st->s));
+			CUDA_CHECK(cudaMemsetAsync(st->slot[k], k == KS_BUF0 + KBFS_PL ? 0xff : 0, st->slot_bytes[k], st->s));
+	st->prev_root_row = KBFS_NONE; // PL is all KBFS_NONE: reset() clears only rows a search can reach
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 
 	double t0 = ktime();
@@ -210,11 +255,15 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 		k_empty_rows<u32><<<eb, 256, 0, st->s>>>((const u32 *)st->slot[KS_ROWPTR], (u64 *)st->slot[KS_EMPTY],
 							 st->g.roww);
 	KGPU_LAUNCHED("k_empty_rows");
+	if (st->g.bu_first)
+		kgpu_first_build(st);
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 	kinfo("cuda: GPU %d: %.2f GiB in device memory (%.2f bytes per directed edge, %s offsets, %s indices), "
-	      "partition copied in %.3f s; kernel %s", kgpu_current_gpu(), (plan.total - plan.reserve) / 1073741824.0,
-	      plan.bytes_per_edge, st->g.off64 ? "u64" : "u32", st->g.idx64 ? "u64" : "u32", ktime() - t0,
-	      kgpu_kernel_name(st->o.kernel));
+	      "partition copied in %.3f s; kernel %s, bottom-up %s%s, %s", kgpu_current_gpu(),
+	      (plan.total - plan.reserve) / 1073741824.0, plan.bytes_per_edge, st->g.off64 ? "u64" : "u32",
+	      st->g.idx64 ? "u64" : "u32", ktime() - t0, kgpu_kernel_name(st->o.kernel),
+	      kgpu_bu_kernel_name(st->o.bu_kernel), st->g.bu_first ? " with first probes" : "",
+	      st->o.step_sync ? "a wait after every step" : "one wait a level");
 	return 0;
 }
 
@@ -247,7 +296,9 @@ static void reset(kbfs_engine *e, uint64_t root)
 					     KBFS_ROWVIS, KBFS_ROWNEXT, KBFS_XRECV};
 	for (size_t k = 0; k < sizeof zero / sizeof *zero; k++)
 		CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, zero[k]), 0, st->slot_bytes[KS_BUF0 + zero[k]], st->s));
-	CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, KBFS_PL), 0xff, st->g.nrows * 8, st->s));
+	k_reset_pl<<<kgpu_blocks(st->g.nrows, 256, st->grid), 256, 0, st->s>>>((const u64 *)st->slot[KS_EMPTY],
+										kgpu_buf(st, KBFS_PL), st->g.nrows);
+	KGPU_LAUNCHED("k_reset_pl");
 	if (!st->g.pred_alias)
 		CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, KBFS_PRED), 0xff, st->g.nb * 8, st->s));
 	CUDA_CHECK(cudaMemsetAsync(st->cnt, 0, sizeof *st->cnt, st->s));
@@ -255,8 +306,9 @@ static void reset(kbfs_engine *e, uint64_t root)
 	int inrow = kpart_owner_row(g, root) == st->g.i;
 	k_reset_root<<<1, 1, 0, st->s>>>(kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), kgpu_buf(st, KBFS_ROWVIS),
 					 kgpu_buf(st, KBFS_PL), owner, owner ? root - st->g.own_first : 0, inrow,
-					 inrow ? kpart_local_row(g, root) : 0, kbfs_packed(0, root));
+					 inrow ? kpart_local_row(g, root) : 0, kbfs_packed(0, root), st->prev_root_row);
 	KGPU_LAUNCHED("k_reset_root");
+	st->prev_root_row = inrow ? kpart_local_row(g, root) : KBFS_NONE;
 }
 
 void kgpu_counters_read(kgpu_state *st, kgpu_counters *out)
@@ -267,22 +319,22 @@ void kgpu_counters_read(kgpu_state *st, kgpu_counters *out)
 	CUDA_CHECK(cudaMemsetAsync(st->cnt, 0, sizeof *st->cnt, st->s));
 }
 
-static void top_down(kbfs_engine *e, uint64_t level, kbfs_step *out)
+static void top_down(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *out)
 {
 	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
-	kgpu_top_down(kgpu_state_of(e), level, out);
+	kgpu_top_down(kgpu_state_of(e), level, nf, out);
 }
 
-static void bottom_up(kbfs_engine *e, uint64_t level, kbfs_step *out)
+static void bottom_up(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *out)
 {
 	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
-	kgpu_bottom_up(kgpu_state_of(e), level, out);
+	kgpu_bottom_up(kgpu_state_of(e), level, nf, out);
 }
 
 static void update(kbfs_engine *e, kbfs_step *out)
 {
 	kgpu_state *st = kgpu_state_of(e);
-	const int nbk = kgpu_blocks(st->g.nbw, 256, st->grid);
+	const int nbk = kgpu_blocks((st->g.nbw + 31) / 32, 256 / 32, st->grid);
 	if (st->g.tdeg64)
 		k_update<u64><<<nbk, 256, 0, st->s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
 						     kgpu_buf(st, KBFS_FRONT), (const u64 *)st->slot[KS_TDEG], st->g.nbw,
@@ -295,7 +347,7 @@ static void update(kbfs_engine *e, kbfs_step *out)
 	kgpu_counters c;
 	kgpu_counters_read(st, &c);
 	out->found = c.found;
-	out->examined = 0;
+	out->examined = c.examined; // the local step's, unless it read them itself (step_sync)
 	out->tdeg = c.tdeg;
 }
 
@@ -311,6 +363,22 @@ static void unpack(kbfs_engine *e, enum kbfs_buf wire, size_t stride, size_t nse
 }
 
 static void sync(kbfs_engine *e) { CUDA_CHECK(cudaStreamSynchronize(kgpu_state_of(e)->s)); }
+
+static void mark(kbfs_engine *e, int k)
+{
+	KASSERT(k >= 0 && k < KBFS_NMARK);
+	kgpu_state *st = kgpu_state_of(e);
+	CUDA_CHECK(cudaEventRecord(st->mark[k], st->s));
+}
+
+static double elapsed(kbfs_engine *e, int a, int b)
+{
+	KASSERT(a >= 0 && a < KBFS_NMARK && b >= 0 && b < KBFS_NMARK);
+	kgpu_state *st = kgpu_state_of(e);
+	float ms = 0;
+	CUDA_CHECK(cudaEventElapsedTime(&ms, st->mark[a], st->mark[b]));
+	return ms / 1e3;
+}
 
 static void to_host(kbfs_engine *e, void *host, const void *src, size_t bytes)
 {
@@ -362,6 +430,10 @@ extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 		kerror("--bu-rows %d: want 1 or 2", o->bu_rows);
 		return KEXIT_USAGE;
 	}
+	if (o->bu_kernel < 0 || o->bu_kernel >= KGPU_BU_COUNT) {
+		kerror("unknown --bu-kernel %d (want tile or word)", o->bu_kernel);
+		return KEXIT_USAGE;
+	}
 	memset(e, 0, sizeof *e);
 	kgpu_state *st = (kgpu_state *)kcalloc(1, sizeof *st);
 	st->o = *o;
@@ -378,6 +450,8 @@ extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 	e->pack = pack;
 	e->unpack = unpack;
 	e->sync = sync;
+	e->mark = mark;
+	e->elapsed = elapsed;
 	e->to_host = to_host;
 	e->to_device = to_device;
 	e->copy = copy;

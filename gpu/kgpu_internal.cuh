@@ -70,6 +70,9 @@ struct kgpu_geom {
 	int idx64, off64;     // device index and offset widths
 	int tdeg64;           // tdeg kept as u64 (else u32: every tdeg <= ne_input < 2^32)
 	int pred_alias;       // C == 1: PRED is PL (nrows == nb; the row reduction is a copy)
+	int colfront_alias;   // R == 1: COLFRONT is FRONT (the expand is a copy)
+	int recv_alias;       // C == 1: RECV is ROWNEXT (the fold is a copy)
+	int bu_first;         // KS_FIRST is kept
 	u64 chunk_words;      // frontier words per top-down piece
 	u64 tps, ntiles;      // codec: tiles per segment, tiles of nseg segments
 	u64 ndchunks;         // codec: decode work units of nseg segments
@@ -82,6 +85,7 @@ enum kgpu_slot {
 	KS_COLPTR, KS_ROWIDX, KS_ROWPTR, KS_COLIDX, KS_TDEG,
 	KS_BUF0, // KS_BUF0 + enum kbfs_buf: the engine buffers
 	KS_EMPTY = KS_BUF0 + KBFS_NBUF, // roww words: local row has no CSR entry (bottom-up skips it)
+	KS_FIRST, // nrows indices: each local row's first CSR entry (bottom-up's first probe; bu_first)
 	KS_WLIST, KS_WCNT, KS_CV, KS_CS,
 	KS_TILES, KS_TPRE, KS_SEGSTAT, KS_FORM, KS_USEG, KS_CSUM, KS_CPRE,
 	KS_CUB, KS_CNT,
@@ -111,10 +115,11 @@ struct kgpu_useg {          // one segment to decode
 	int aligned;        // src is 8-byte aligned
 };
 
-// ---- counters read back after each step ------------------------------------
+// ---- counters read back once a level (or after each step with step_sync) ----
+// The local step adds lfound and examined, the update found and tdeg.
 struct kgpu_counters {
-	ull found, examined, tdeg, nsel, nv;
-	ull pad[3];
+	ull found, examined, tdeg, nsel, nv, lfound;
+	ull pad[2];
 };
 
 // ---- engine state -----------------------------------------------------------
@@ -133,15 +138,22 @@ struct kgpu_state {
 	int *hform;            // pinned host, nseg
 	kgpu_useg *huseg;      // pinned host, nseg
 	int grid;              // blocks for grid-stride kernels
+	cudaEvent_t mark[KBFS_NMARK]; // the level loop's time points
+	u64 prev_root_row;     // local row of the last search's root here (KBFS_NONE: none)
 };
 
 kgpu_state *kgpu_state_of(kbfs_engine *e);
 static inline u64 *kgpu_buf(kgpu_state *st, enum kbfs_buf w) { return (u64 *)st->slot[KS_BUF0 + w]; }
 
 // ---- module entry points -------------------------------------------------------
-// Top-down and bottom-up local steps (ROWNEXT cleared inside).
-void kgpu_top_down(kgpu_state *st, u64 level, kbfs_step *out);
-void kgpu_bottom_up(kgpu_state *st, u64 level, kbfs_step *out);
+// Top-down and bottom-up local steps (ROWNEXT cleared inside); nf bounds
+// the bits set in COLFRONT.  With step_sync they wait and fill *out;
+// otherwise they return at once, *out zero, the counters left on the
+// device for the update to read.
+void kgpu_top_down(kgpu_state *st, u64 level, u64 nf, kbfs_step *out);
+void kgpu_bottom_up(kgpu_state *st, u64 level, u64 nf, kbfs_step *out);
+// Each row's first CSR entry into KS_FIRST (set-up).
+void kgpu_first_build(kgpu_state *st);
 // CUB temporary bytes each module needs at most.
 size_t kgpu_td_cub_bytes(const kgpu_geom *g);
 size_t kgpu_codec_cub_bytes(const kgpu_geom *g);

@@ -45,6 +45,9 @@ void kgpu_geom_init(kgpu_geom *g, const kpart_block *b, const kbfs_engine_conf *
 	g->off64 = o->off64 || g->nnz >= 0xffffffffull;
 	g->tdeg64 = !(b->ne_input && b->ne_input < 0xffffffffull);
 	g->pred_alias = g->C == 1;
+	g->colfront_alias = g->R == 1;
+	g->recv_alias = g->C == 1;
+	g->bu_first = o->bu_first != 0;
 	u64 w = o->td_chunk ? o->td_chunk : (u64)KGPU_TD_CHUNK;
 	g->chunk_words = w < g->colw ? w : g->colw;
 	if (g->chunk_words == 0)
@@ -76,20 +79,25 @@ void kgpu_plan_fill(const kgpu_geom *g, kgpu_plan_t *p)
 		u64 n = 0;
 		switch (k) {
 		case KBFS_FRONT:
-		case KBFS_OWNVIS:
-		case KBFS_RECV: n = g->nbw * 8; break;
-		case KBFS_COLFRONT: n = g->colw * 8; break;
+		case KBFS_OWNVIS: n = g->nbw * 8; break;
+		case KBFS_RECV: n = g->recv_alias ? 0 : g->nbw * 8; break;
+		case KBFS_COLFRONT: n = g->colfront_alias ? 0 : g->colw * 8; break;
 		case KBFS_ROWVIS:
-		case KBFS_ROWNEXT:
-		case KBFS_XRECV: n = g->roww * 8; break;
+		case KBFS_ROWNEXT: n = g->roww * 8; break;
+		case KBFS_XRECV: n = g->C > 1 ? g->roww * 8 : 0; break; // the fold's bitmaps (C == 1: a copy)
 		case KBFS_PL: n = g->nrows * 8; break;
 		case KBFS_PRED: n = g->pred_alias ? 0 : g->nb * 8; break;
 		case KBFS_WSEND:
 		case KBFS_WRECV: n = g->nseg * g->wire_cap; break;
 		}
-		put(p, KS_BUF0 + k, k == KBFS_PRED && g->pred_alias ? "PRED=PL" : bufname[k], n);
+		const char *name = k == KBFS_PRED && g->pred_alias		 ? "PRED=PL"
+				   : k == KBFS_COLFRONT && g->colfront_alias ? "COLFRONT=FRONT"
+				   : k == KBFS_RECV && g->recv_alias	 ? "RECV=ROWNEXT"
+									 : bufname[k];
+		put(p, KS_BUF0 + k, name, n);
 	}
 	put(p, KS_EMPTY, "bu.empty", g->roww * 8);
+	put(p, KS_FIRST, "bu.first", g->bu_first ? g->nrows * iw : 0);
 	put(p, KS_WLIST, "td.words", g->colw * 4);
 	put(p, KS_WCNT, "td.wcount", (W + 1) * 4);
 	put(p, KS_CV, "td.verts", 64 * W * iw);

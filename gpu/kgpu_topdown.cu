@@ -7,6 +7,14 @@
 //    piece the frontier columns with at least one local edge become a
 //    vertex list (count per word, CUB exclusive scan, fill), so every
 //    scratch array is bounded by the piece, never by the edges.
+//    When the frontier's size nf (known to the host from the last level)
+//    is at most 64 * td_chunk, kernel lb skips the pieces and reads
+//    nothing back: one pass over F gathers the columns with edges (their
+//    count stays on the device), the degree scan runs over nf + 1
+//    entries (an upper bound) and k_td_lb reads the true count, so the
+//    step queues four launches and returns (no host wait).  Larger
+//    frontiers, the other kernels and step_sync read the word and vertex
+//    counts back and walk the pieces from the host.
 // 3. One of four expansions walks the piece's edges:
 //    lb       exclusive scan of the degrees, then each CTA takes a tile of
 //             edges, finds its vertex range by binary search (merge path),
@@ -111,12 +119,54 @@ __global__ void k_piece_fill(const u32 *__restrict__ wlist, u64 nw, const u64 *_
 	kgpu_count(&cnt->examined, examined);
 }
 
+// One pass over F for a frontier of at most 64 * td_chunk columns: the
+// columns with local edges go to V (their degree to S) in any order, a
+// warp reserving its places with one atomic on cnt->nv; examined += their
+// degrees.
+template <typename Idx, typename Off>
+__global__ void k_td_collect(const u64 *__restrict__ colfront, u64 colw, const Off *__restrict__ colptr,
+			     Idx *__restrict__ V, Off *__restrict__ S, kgpu_counters *cnt)
+{
+	const int lane = threadIdx.x & 31;
+	ull examined = 0;
+	const u64 stride = (u64)gridDim.x * blockDim.x;
+	for (u64 w0 = blockIdx.x * (u64)blockDim.x; w0 < colw; w0 += stride) {
+		const u64 w = w0 + threadIdx.x;
+		const u64 x0 = w < colw ? colfront[w] : 0;
+		u32 n = 0;
+		for (u64 x = x0; x; x &= x - 1) {
+			const u64 col = w * 64 + (__ffsll((long long)x) - 1);
+			n += colptr[col + 1] != colptr[col];
+		}
+		const u32 incl = kgpu_warp_incl(n), total = __shfl_sync(KGPU_FULL, incl, 31);
+		ull base = 0;
+		if (lane == 31 && total)
+			base = atomicAdd(&cnt->nv, (ull)total);
+		base = __shfl_sync(KGPU_FULL, base, 31);
+		u64 o = base + incl - n;
+		for (u64 x = x0; x; x &= x - 1) {
+			const u64 col = w * 64 + (__ffsll((long long)x) - 1);
+			const Off d = colptr[col + 1] - colptr[col];
+			if (!d)
+				continue;
+			V[o] = (Idx)col;
+			S[o] = d;
+			o++;
+			examined += d;
+		}
+	}
+	kgpu_count(&cnt->examined, examined);
+}
+
 // ---- expansions ---------------------------------------------------------------------
 
+// nvp: the vertex count in device memory (else nv).
 template <typename Idx, typename Off, int ITEMS>
 __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_lb(td_ctx<Idx, Off> c, const Idx *__restrict__ V,
-						    const Off *__restrict__ S, u64 nv)
+						    const Off *__restrict__ S, u64 nv, const ull *__restrict__ nvp)
 {
+	if (nvp)
+		nv = *nvp;
 	constexpr int TILE = TD_BLOCK * ITEMS;
 	__shared__ Off sS[TILE + 1]; // S of the tile's vertices
 	__shared__ Off sB[TILE + 1]; // colptr[col] - S: edge e sits at rowidx[e + sB]
@@ -166,7 +216,7 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_lb(td_ctx<Idx, Off> c, const
 				found += td_visit(c, r[it], p[it]);
 		__syncthreads();
 	}
-	kgpu_count(&c.cnt->found, found);
+	kgpu_count(&c.cnt->lfound, found);
 }
 
 template <typename Idx, typename Off>
@@ -244,7 +294,7 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_merrill(td_ctx<Idx, Off> c, 
 			__syncthreads();
 		}
 	}
-	kgpu_count(&c.cnt->found, found);
+	kgpu_count(&c.cnt->lfound, found);
 }
 
 template <typename Idx, typename Off>
@@ -257,7 +307,7 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_vertex(td_ctx<Idx, Off> c, c
 		for (u64 k = c.colptr[col]; k < b1; k++)
 			found += td_visit(c, c.rowidx[k], col);
 	}
-	kgpu_count(&c.cnt->found, found);
+	kgpu_count(&c.cnt->lfound, found);
 }
 
 template <typename Idx, typename Off>
@@ -274,7 +324,7 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_vbfs(td_ctx<Idx, Off> c, con
 		for (u64 k = b0; k < b1; k++)
 			found += td_visit(c, c.rowidx[k], col);
 	}
-	kgpu_count(&c.cnt->found, found);
+	kgpu_count(&c.cnt->lfound, found);
 }
 
 // ---- host side ----------------------------------------------------------------------
@@ -294,7 +344,7 @@ template <typename T> void scan_inplace(kgpu_state *st, T *a, u64 n)
 	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(st->slot[KS_CUB], tb, a, a, (int64_t)n, st->s));
 }
 
-template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, kbfs_step *out)
+template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64 nf, kbfs_step *out)
 {
 	const kgpu_geom &g = st->g;
 	const cudaStream_t s = st->s;
@@ -315,6 +365,22 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, kbf
 	c.cnt = st->cnt;
 
 	CUDA_CHECK(cudaMemsetAsync(c.rownext, 0, g.roww * 8, s));
+	memset(out, 0, sizeof *out);
+	if (!st->o.step_sync && kernel == KGPU_K_LB && nf <= 64 * g.chunk_words) {
+		// the frontier's columns with edges gathered in one pass over F
+		// (their count on the device), the degree scan sized by nf
+		CUDA_CHECK(cudaMemsetAsync(&st->cnt->nv, 0, sizeof st->cnt->nv, s));
+		k_td_collect<Idx, Off><<<kgpu_blocks(g.colw, TD_BLOCK, st->grid), TD_BLOCK, 0, s>>>(
+			colfront, g.colw, c.colptr, V, S, st->cnt);
+		KGPU_LAUNCHED("k_td_collect");
+		scan_inplace(st, S, (nf ? nf : 1) + 1);
+		if constexpr (sizeof(Idx) + sizeof(Off) > 8)
+			k_td_lb<Idx, Off, 4><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, 0, &st->cnt->nv);
+		else
+			k_td_lb<Idx, Off, 8><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, 0, &st->cnt->nv);
+		KGPU_LAUNCHED("k_td_lb");
+		return;
+	}
 	size_t tb = st->cub_bytes;
 	CUDA_CHECK(cub::DeviceSelect::If(st->slot[KS_CUB], tb, thrust::counting_iterator<u32>(0), wlist, &st->cnt->nsel,
 					 (int64_t)g.colw, nonzero_word{colfront}, s));
@@ -336,9 +402,9 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, kbf
 			KGPU_LAUNCHED("k_piece_fill");
 			scan_inplace(st, S, nv + 1);
 			if constexpr (sizeof(Idx) + sizeof(Off) > 8)
-				k_td_lb<Idx, Off, 4><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, nv);
+				k_td_lb<Idx, Off, 4><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, nv, nullptr);
 			else
-				k_td_lb<Idx, Off, 8><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, nv);
+				k_td_lb<Idx, Off, 8><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, nv, nullptr);
 			KGPU_LAUNCHED("k_td_lb");
 			break;
 		case KGPU_K_MERRILL:
@@ -363,11 +429,12 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, kbf
 		default: KBUG("kernel %d", kernel);
 		}
 	}
-	kgpu_counters cn;
-	kgpu_counters_read(st, &cn);
-	out->found = cn.found;
-	out->examined = cn.examined;
-	out->tdeg = 0;
+	if (st->o.step_sync) {
+		kgpu_counters cn;
+		kgpu_counters_read(st, &cn);
+		out->found = cn.lfound;
+		out->examined = cn.examined;
+	}
 }
 
 template <typename Off> size_t td_cub_bytes(const kgpu_geom *g)
@@ -386,10 +453,10 @@ template <typename Off> size_t td_cub_bytes(const kgpu_geom *g)
 
 size_t kgpu_td_cub_bytes(const kgpu_geom *g) { return g->off64 ? td_cub_bytes<u64>(g) : td_cub_bytes<u32>(g); }
 
-void kgpu_top_down(kgpu_state *st, u64 level, kbfs_step *out)
+void kgpu_top_down(kgpu_state *st, u64 level, u64 nf, kbfs_step *out)
 {
 	if (st->g.idx64)
-		st->g.off64 ? td_run<u64, u64>(st, level, out) : td_run<u64, u32>(st, level, out);
+		st->g.off64 ? td_run<u64, u64>(st, level, nf, out) : td_run<u64, u32>(st, level, nf, out);
 	else
-		st->g.off64 ? td_run<u32, u64>(st, level, out) : td_run<u32, u32>(st, level, out);
+		st->g.off64 ? td_run<u32, u64>(st, level, nf, out) : td_run<u32, u32>(st, level, nf, out);
 }

@@ -196,29 +196,28 @@ void kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 		l->frontier = nf;
 		kbfs_step st, up;
 		uint64_t cnt[2 + KBFS_NXCHG + 1];
-		double t0 = ktime();
+		/* the phases are timed by the engine's marks (device events on a
+		 * GPU), so a level waits for the device once: in update() */
+		e->mark(e, 0);
 		cnt[2 + KBFS_XG_EXPAND] = expand(x);
-		e->sync(e);
-		double t1 = ktime();
+		e->mark(e, 1);
 		if (dir == KBFS_DIR_BU)
-			e->bottom_up(e, level, &st);
+			e->bottom_up(e, level, nf, &st);
 		else
-			e->top_down(e, level, &st);
-		e->sync(e);
-		double t2 = ktime();
+			e->top_down(e, level, nf, &st);
+		e->mark(e, 2);
 		cnt[2 + KBFS_XG_FOLD] = fold(x);
-		e->sync(e);
-		double t3 = ktime();
+		e->mark(e, 3);
 		e->update(e, &up);
 		x->front_packed = 0;
-		e->sync(e);
-		double t4 = ktime();
+		e->mark(e, 4);
 		cnt[2 + KBFS_XG_SV] = share_visited(x);
+		e->mark(e, 5);
 		e->sync(e);
 		double t5 = ktime();
 		cnt[0] = up.found;
 		cnt[1] = up.tdeg;
-		cnt[2 + KBFS_NXCHG] = st.examined;
+		cnt[2 + KBFS_NXCHG] = st.examined + up.examined;
 		t->ctl_allreduce_sum_u64(t, KBFS_WORLD, cnt, 2 + KBFS_NXCHG + 1);
 		double t6 = ktime();
 		l->found = cnt[0];
@@ -226,19 +225,19 @@ void kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 		for (int k = 0; k < KBFS_NXCHG; k++)
 			l->bytes[k] = cnt[2 + k];
 		double *tm = l->time;
-		tm[KBFS_PH_EXPAND] = t1 - t0;
-		tm[KBFS_PH_LOCAL] = t2 - t1;
-		tm[KBFS_PH_FOLD] = t3 - t2;
-		tm[KBFS_PH_UPDATE] = t4 - t3;
-		tm[KBFS_PH_SV] = t5 - t4;
+		for (int k = 0; k < KBFS_PH_ALLREDUCE; k++)
+			tm[k] = e->elapsed(e, k, k + 1);
 		tm[KBFS_PH_ALLREDUCE] = t6 - t5;
+		double tl = 0;
+		for (int k = 0; k < KBFS_NPHASE; k++)
+			tl += tm[k];
 		if (verbose)
 			kinfo("root %llu level %llu %s: frontier %llu found %llu examined %llu bytes %llu/%llu/%llu "
 			      "time %.6f s",
 			      (unsigned long long)x->root_label, (unsigned long long)level, kbfs_dir_name(dir),
 			      (unsigned long long)nf, (unsigned long long)l->found, (unsigned long long)l->examined,
 			      (unsigned long long)l->bytes[0], (unsigned long long)l->bytes[1],
-			      (unsigned long long)l->bytes[2], t6 - t0);
+			      (unsigned long long)l->bytes[2], tl);
 		prev_nf = nf;
 		nf = cnt[0];
 		mf = cnt[1];

@@ -30,6 +30,7 @@ typedef struct cpu_eng {
 	size_t nseg_max;
 	void *buf[KBFS_NBUF];
 	uint64_t *empty; /* nroww words: local row has no CSR entries */
+	double mark[KBFS_NMARK]; /* host clock at each mark() */
 } cpu_eng;
 
 #define W(c, name) ((uint64_t *)(c)->buf[name])
@@ -222,8 +223,9 @@ ALWAYS_INLINE void bu_word(cpu_eng *c, uint64_t w, uint64_t lvl, uint64_t *found
 DEF_STEPS(32, 0)
 DEF_STEPS(64, 1)
 
-static void cpu_top_down(kbfs_engine *e, uint64_t level, kbfs_step *st)
+static void cpu_top_down(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *st)
 {
+	(void)nf;
 	cpu_eng *c = e->impl;
 	memset(st, 0, sizeof *st);
 	fill_words(W(c, KBFS_ROWNEXT), c->nroww, 0);
@@ -234,8 +236,9 @@ static void cpu_top_down(kbfs_engine *e, uint64_t level, kbfs_step *st)
 		td_32(c, lvl, st);
 }
 
-static void cpu_bottom_up(kbfs_engine *e, uint64_t level, kbfs_step *st)
+static void cpu_bottom_up(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *st)
 {
+	(void)nf;
 	cpu_eng *c = e->impl;
 	memset(st, 0, sizeof *st);
 	uint64_t lvl = level << KBFS_PARENT_BITS;
@@ -318,6 +321,18 @@ static void cpu_unpack(kbfs_engine *e, enum kbfs_buf wire, size_t stride, size_t
 }
 
 static void cpu_sync(kbfs_engine *e) { (void)e; }
+/* every call returns with its work done: a mark is the host clock */
+static void cpu_mark(kbfs_engine *e, int k)
+{
+	KASSERT(k >= 0 && k < KBFS_NMARK);
+	((cpu_eng *)e->impl)->mark[k] = ktime();
+}
+static double cpu_elapsed(kbfs_engine *e, int a, int b)
+{
+	KASSERT(a >= 0 && a < KBFS_NMARK && b >= 0 && b < KBFS_NMARK);
+	const cpu_eng *c = e->impl;
+	return c->mark[b] - c->mark[a];
+}
 static void cpu_copy(kbfs_engine *e, void *dst, const void *src, size_t bytes)
 {
 	(void)e;
@@ -340,6 +355,8 @@ void kbfs_engine_cpu(kbfs_engine *e)
 	e->pack = cpu_pack;
 	e->unpack = cpu_unpack;
 	e->sync = cpu_sync;
+	e->mark = cpu_mark;
+	e->elapsed = cpu_elapsed;
 	e->to_host = cpu_copy;
 	e->to_device = cpu_copy;
 	e->copy = cpu_copy;

@@ -255,6 +255,9 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_kv_int(w, "bu_split", o->gpu.bu_split);
 	kjson_kv_int(w, "bu_rows", o->gpu.bu_rows);
 	kjson_kv_int(w, "bu_batch", o->gpu.bu_batch);
+	kjson_kv_string(w, "bu_kernel", kgpu_bu_kernel_name(o->gpu.bu_kernel));
+	kjson_kv_bool(w, "bu_first", o->gpu.bu_first);
+	kjson_kv_bool(w, "step_sync", o->gpu.step_sync);
 	kjson_end_object(w);
 	kjson_kv_string(w, "teps_edges",
 			"reference 3.0.1: input tuples with both endpoints in the root's component, "

@@ -4,9 +4,9 @@
  * The level loop of the search (expand, local step, fold, update, shared
  * visited, termination, direction switch) is written once, in kbfs.c.  It
  * never touches a bitmap itself: all state lives in an ENGINE (local
- * compute: the CPU engine in kbfs_cpu.c now, a CUDA engine in gpu/ later)
- * and every message between processors goes through a TRANSPORT (MPI in
- * kbfs_xchg.c now, NCCL in gpu/ later).  Both are structs of function
+ * compute: the CPU engine in kbfs_cpu.c, the CUDA engine in gpu/) and
+ * every message between processors goes through a TRANSPORT (MPI in
+ * kbfs_xchg.c, NCCL in gpu/).  Both are structs of function
  * pointers filled by their implementation; the loop holds only opaque
  * buffer handles, small descriptors and counters in host memory.
  *
@@ -59,6 +59,7 @@
 #define KBFS_PARENT_MASK ((UINT64_C(1) << KBFS_PARENT_BITS) - 1)
 #define KBFS_MAX_LEVEL 0xFFFEu
 #define KBFS_NONE UINT64_MAX
+#define KBFS_NMARK 8
 
 static inline uint64_t kbfs_packed(uint64_t level, uint64_t parent) { return level << KBFS_PARENT_BITS | parent; }
 static inline uint64_t kbfs_packed_parent(uint64_t p) { return p == KBFS_NONE ? KBFS_NONE : p & KBFS_PARENT_MASK; }
@@ -135,12 +136,27 @@ struct kbfs_engine {
 	/* Local step at level (>= 1), reading COLFRONT and ROWVIS, writing
 	 * ROWNEXT (exactly the rows found now), ROWVIS and PL.  Top-down
 	 * walks the CSC columns of F; bottom-up scans the CSR row of every
-	 * unvisited local row and stops at the first neighbour in F. */
-	void (*top_down)(kbfs_engine *e, uint64_t level, kbfs_step *st);
-	void (*bottom_up)(kbfs_engine *e, uint64_t level, kbfs_step *st);
+	 * unvisited local row and stops at the first neighbour in F.  nf is
+	 * the global frontier's size, an upper bound on the bits set in
+	 * COLFRONT, so an engine may size its work without reading F back.
+	 * An engine may leave st zero and report the step's counters with
+	 * the next update() instead (a device engine then waits once a
+	 * level, not once a call): the loop adds the two. */
+	void (*top_down)(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *st);
+	void (*bottom_up)(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *st);
 	/* Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.
-	 * st->found = |new|, st->tdeg = sum of tdeg over new. */
+	 * st->found = |new|, st->tdeg = sum of tdeg over new; st->examined =
+	 * what the last local step left unreported (else 0).  Waits for the
+	 * queued work. */
 	void (*update)(kbfs_engine *e, kbfs_step *st);
+	/* Phase timing: mark(e, k) records time point k (0 <= k < KBFS_NMARK)
+	 * as the moment the work queued before it is done; after sync(),
+	 * elapsed(e, a, b) is the seconds from point a to point b.  A host
+	 * engine, whose calls return with their work done, reads the host
+	 * clock; a device engine records events in its queue, so timing a
+	 * phase costs no wait. */
+	void (*mark)(kbfs_engine *e, int k);
+	double (*elapsed)(kbfs_engine *e, int a, int b);
 
 	/* Encode nseg segments of nbw words, segment s from src words
 	 * [s*nbw, (s+1)*nbw), into WSEND at s * wire_cap; desc[s] (host) gets

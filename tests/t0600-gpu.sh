@@ -53,16 +53,24 @@ for g in $RARE; do
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-split 0 "$P12"
 	sub_tap "engine $g: bottom-up thread per row everywhere (--bu-split 1000000)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-split 1000000 "$P12"
-	sub_tap "engine $g: bottom-up one row at a time per lane (--bu-rows 1)" \
-		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-rows 1 "$P12"
-	sub_tap "engine $g: bottom-up one row at a time, 2 probes at a time (--bu-rows 1 --bu-batch 2)" \
-		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-rows 1 --bu-batch 2 --bu-split 1000000 "$P12"
-	sub_tap "engine $g: bottom-up 8 probes at a time, thread per row everywhere (--bu-batch 8)" \
-		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-batch 8 --bu-split 1000000 "$P12"
+	sub_tap "engine $g: bottom-up tile kernel without first probes (--no-bu-first)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --no-bu-first "$P12"
+	sub_tap "engine $g: tile kernel, no first probes, warp per row everywhere (--no-bu-first --bu-split 0)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --no-bu-first --bu-split 0 "$P12"
+	sub_tap "engine $g: a wait after every step (--step-sync)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --step-sync "$P12"
+	sub_tap "engine $g: bottom-up word kernel (--bu-kernel word)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-kernel word "$P12"
+	sub_tap "engine $g: word kernel, two rows a lane (--bu-kernel word --bu-rows 2)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-kernel word --bu-rows 2 "$P12"
+	sub_tap "engine $g: word kernel, 2 probes at a time (--bu-kernel word --bu-batch 2)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-kernel word --bu-batch 2 --bu-split 1000000 "$P12"
+	sub_tap "engine $g: word kernel, 8 probes at a time, thread per row everywhere (--bu-batch 8)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --bu-kernel word --bu-batch 8 --bu-split 1000000 "$P12"
 	sub_tap "engine $g: vbfs K=1" prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels vbfs --vbfs-k 1 "$P12"
 	sub_tap "engine $g: vbfs K=7" prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels vbfs --vbfs-k 7 "$P12"
-	part 12 "$g" --relabel degree
-	sub_tap "engine $g: degree-relabelled partition" \
+	part 12 "$g" --relabel none
+	sub_tap "engine $g: partition in the input's order (--relabel none)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 "$PART"
 	if grep -q 'KBUILD_NCCL 1' "$TOP/build/kbuild.h"; then
 		sub_tap "engine $g: --transport nccl on one GPU (axes fall back to MPI)" \
@@ -106,6 +114,16 @@ for g in $GRIDS; do
 			keep_log "kbfs-$g-s$s-$k" "$T/err"
 			ok "kbfs cuda $k $g scale $s: depths equal --engine cpu's" same_depths "$T/d" "$T/cpu$s"
 		done
+	done
+done
+# the input's own order (kpart --relabel none) and the step-by-step waits, every grid, scale 12
+for g in $GRIDS; do
+	part 12 "$g" --relabel none
+	for extra in "" "--step-sync" "--bu-kernel word" "--no-bu-first"; do
+		rm -rf "$T/d"
+		run_ok "kbfs cuda $g scale 12 --relabel none partition $extra: trees validate" \
+			kb "$g" --engine cuda $extra -n 8 --depth-out "$T/d" "$PART"
+		ok "kbfs cuda $g --relabel none $extra: depths equal --engine cpu's" same_depths "$T/d" "$T/cpu12"
 	done
 done
 # exchange x direction (and no-compress, no-sv) on the square grids, scale 12

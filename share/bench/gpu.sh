@@ -8,14 +8,19 @@
 #   share/bench/gpu.sh [SCALE...]           scales (default 20 22 24 26), grid 1x1, one GPU
 #   share/bench/gpu.sh --ablation SCALE     each optimisation off in turn (grid: --grid, default 1x1)
 #   share/bench/gpu.sh --two-gpu [SCALE...] grids 1x2 and 2x1 on two GPUs against 1x1 (default 24)
+# The ablation: the input's order (a kpart --relabel none partition), the
+# default validated and not, then one option off at a time: --step-sync,
+# --no-bu-first, --bu-kernel word, the first issue's path (word kernel and
+# step waits), the directions, the exchanges (grids of several ranks), the
+# other kernels.
 # Options: --grid RxC (ablation grid), --roots N (default 64), --fresh
 # (regenerate graphs and partitions), --drop (delete each partition once its
 # runs are done: scale 28 leaves room for one ~70 GB partition at a time),
 # --no-mpi (--two-gpu: skip the MPI-transport and 2x2 rows), --also 'ARGS'
 # (scales and --two-gpu: after each validated row, one more on the same
 # partition with --no-validate ARGS, e.g. an A/B of one option), --core
-# (--ablation: only the direction, exchange, compression, SV, --bu-rows and
-# transport rows, not the kernel alternatives), --grids 'LIST' (--two-gpu:
+# (--ablation: not the top-down kernel alternatives nor the word kernel's
+# --bu-rows/--bu-batch rows), --grids 'LIST' (--two-gpu:
 # the two-GPU grids, default '1x2 2x1').
 # Grids of several ranks are partitioned under mpirun (the ranks share the
 # work); every mpirun runs with --bind-to none so a rank's threads spread.
@@ -54,7 +59,7 @@ while [ $# -gt 0 ]; do
 	--also) shift; ALSO=$1 ;;
 	--core) CORE=1 ;;
 	--grids) shift; GRIDS=$1 ;;
-	-h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
 	[0-9]*) SCALES+=("$1") ;;
 	*) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -97,19 +102,21 @@ gen() {
 		GEN_S=$(secs "$t0" "$(now)")
 	fi
 }
-# partition SCALE RxC: $WORK/sS-RxC, sets PART_S
+# partition SCALE RxC [KPART-ARGS...]: $WORK/sS-RxC[ARGS], sets PART_S
 partition() {
-	local s=$1 g=$2 d=$WORK/s$1-$2
+	local s=$1 g=$2 d
+	shift 2
+	d=$WORK/s$s-$g$(echo "$*" | tr -d ' -')
 	PART_S=cached
 	if [ $FRESH = 1 ] || [ ! -f "$d/manifest" ]; then
 		local t0
 		local np=$((${g%x*} * ${g#*x}))
 		t0=$(now)
 		if [ "$np" -eq 1 ]; then
-			OMP_NUM_THREADS=$THREADS kpart -v -R 1 -C 1 --force -o "$d" "$WORK/s$s.kg" 2>"$OUTD/part-s$s-$g.err"
+			OMP_NUM_THREADS=$THREADS kpart -v -R 1 -C 1 "$@" --force -o "$d" "$WORK/s$s.kg" 2>"$OUTD/part-s$s-$g.err"
 		else
 			OMP_NUM_THREADS=$((THREADS / np > 0 ? THREADS / np : 1)) mpirun --allow-run-as-root --oversubscribe \
-				--bind-to none -np "$np" -x OMP_NUM_THREADS kpart -v -R "${g%x*}" -C "${g#*x}" --force -o "$d" \
+				--bind-to none -np "$np" -x OMP_NUM_THREADS kpart -v -R "${g%x*}" -C "${g#*x}" "$@" --force -o "$d" \
 				"$WORK/s$s.kg" 2>"$OUTD/part-s$s-$g.err"
 		fi || { tail -3 "$OUTD/part-s$s-$g.err" >&2; echo "gpu.sh: kpart $g scale $s failed" >&2; exit 1; }
 		PART_S=$(secs "$t0" "$(now)")
@@ -179,32 +186,42 @@ ablation)
 	SCALE=${SCALES[0]}
 	header
 	gen "$SCALE"
-	partition "$SCALE" "$GRID"
 	ng=1
 	[ "$GRID" != 1x1 ] && [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] && ng=2
+	# the input's order first (kpart --relabel none), then the default partition
+	partition "$SCALE" "$GRID" --relabel none
+	search "s$SCALE-$GRID-relabel-none" "$GRID" $ng -n "$ROOTS" --no-validate
+	drop
+	GEN_S=cached
+	partition "$SCALE" "$GRID"
 	[ "$GRID" = 1x1 ] && echo "# grid 1x1 exchanges nothing: --exchange, --no-compress and --no-sv change nothing there (use --grid 1x2)" | tee -a "$TABLE"
 	search "s$SCALE-$GRID-baseline" "$GRID" $ng -n "$ROOTS"
+	search "s$SCALE-$GRID-default" "$GRID" $ng -n "$ROOTS" --no-validate
+	if [ $wired = 1 ]; then
+		search "s$SCALE-$GRID-step-sync" "$GRID" $ng -n "$ROOTS" --no-validate --step-sync
+		search "s$SCALE-$GRID-no-bu-first" "$GRID" $ng -n "$ROOTS" --no-validate --no-bu-first
+		search "s$SCALE-$GRID-bu-word" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word
+		search "s$SCALE-$GRID-first-issue" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word --step-sync
+	fi
 	search "s$SCALE-$GRID-top-down" "$GRID" $ng -n "$ROOTS" --no-validate --direction top-down
 	search "s$SCALE-$GRID-bottom-up" "$GRID" $ng -n "$ROOTS" --no-validate --direction bottom-up
-	search "s$SCALE-$GRID-x-bitmap" "$GRID" $ng -n "$ROOTS" --no-validate --exchange bitmap
-	search "s$SCALE-$GRID-x-list" "$GRID" $ng -n "$ROOTS" --no-validate --exchange list
-	search "s$SCALE-$GRID-no-compress" "$GRID" $ng -n "$ROOTS" --no-validate --no-compress
-	search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
+	if [ "$GRID" != 1x1 ]; then
+		search "s$SCALE-$GRID-x-bitmap" "$GRID" $ng -n "$ROOTS" --no-validate --exchange bitmap
+		search "s$SCALE-$GRID-x-list" "$GRID" $ng -n "$ROOTS" --no-validate --exchange list
+		search "s$SCALE-$GRID-no-compress" "$GRID" $ng -n "$ROOTS" --no-validate --no-compress
+		search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
+	fi
 	if [ $wired = 1 ] && [ $CORE = 0 ]; then
-		for k in lb merrill vertex vbfs; do
+		for k in merrill vertex vbfs; do
 			search "s$SCALE-$GRID-kernel-$k" "$GRID" $ng -n "$ROOTS" --no-validate --kernel $k
 		done
-		for k in 8 32 128; do
+		for k in 8 128; do
 			search "s$SCALE-$GRID-vbfs-k$k" "$GRID" $ng -n "$ROOTS" --no-validate --kernel vbfs --vbfs-k $k
 		done
-		for b in 2 8; do
-			search "s$SCALE-$GRID-bu-batch$b" "$GRID" $ng -n "$ROOTS" --no-validate --bu-batch $b
-		done
+		search "s$SCALE-$GRID-bu-word-rows2" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word --bu-rows 2
+		search "s$SCALE-$GRID-bu-word-batch4" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word --bu-batch 4
 	fi
-	if [ $wired = 1 ]; then
-		search "s$SCALE-$GRID-bu-rows1" "$GRID" $ng -n "$ROOTS" --no-validate --bu-rows 1
-		[ "$GRID" != 1x1 ] && search "s$SCALE-$GRID-transport-mpi" "$GRID" $ng -n "$ROOTS" --no-validate --transport mpi
-	fi
+	[ $wired = 1 ] && [ "$GRID" != 1x1 ] && search "s$SCALE-$GRID-transport-mpi" "$GRID" $ng -n "$ROOTS" --no-validate --transport mpi
 	;;
 two)
 	[ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] || { echo "gpu.sh: --two-gpu needs two GPUs" >&2; exit 4; }

@@ -8,7 +8,8 @@
  *     --transport T      mpi (default) or nccl for the CUDA engine
  *     --configs C        full (default: every direction x exchange, plus
  *                        no-compress and no-sv variants) or quick
- *     --vbfs-k K, --bu-split N, --bu-batch N, --bu-rows N, --gpu N   CUDA engine options
+ *     --vbfs-k K, --bu-split N, --bu-batch N, --bu-rows N, --gpu N,
+ *     --bu-kernel tile|word, --no-bu-first, --step-sync   CUDA engine options
  *     -v                 per-level tables of both engines
  * For every kernel and configuration and root, both engines search the
  * same partition; the level records (direction, frontier, found,
@@ -148,6 +149,12 @@ int main(int argc, char **argv)
 			go.bu_batch = (int)kopt_u64(a, argv[++k], 1, 8);
 		else if (!strcmp(a, "--bu-rows") && v)
 			go.bu_rows = (int)kopt_u64(a, argv[++k], 1, 2);
+		else if (!strcmp(a, "--bu-kernel") && v && kgpu_bu_kernel_parse(v) >= 0)
+			go.bu_kernel = kgpu_bu_kernel_parse(argv[++k]);
+		else if (!strcmp(a, "--no-bu-first"))
+			go.bu_first = 0;
+		else if (!strcmp(a, "--step-sync"))
+			go.step_sync = 1;
 		else if (!strcmp(a, "--gpu") && v)
 			go.gpu = (int)kopt_u64(a, argv[++k], 0, 1024);
 		else if (!strcmp(a, "-v"))
