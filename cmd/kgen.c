@@ -16,12 +16,14 @@ static _Noreturn void usage(FILE *fp, int status)
 	fprintf(fp,
 		"Usage: kgen -s SCALE [-e EDGEFACTOR] [--seed1 N] [--seed2 N] [--g500-version 3|2]\n"
 		"            [-f kedge|text|g500|g500v2] [-z] [-o FILE|-]\n"
-		"       kgen --from FILE [--import-format auto|edgelist|mtx|metis] [--map FILE]\n"
+		"       kgen --from FILE [--import-format F] [--map FILE]\n"
 		"            [--skip-bad] [-f FORMAT] [-z] [-o FILE|-]\n"
 		"       mpirun -np P kgen -s SCALE ...   (ranks share the generation)\n"
 		"\n"
 		"Write the Graph500 Kronecker graph (edge for edge the reference generator's\n"
-		"list) or import a SNAP/GAP edge list, Matrix Market or METIS file (plain or gzip).\n"
+		"list) or import a real graph: SNAP/gapbs edge list (.el, .wel), Matrix Market,\n"
+		"METIS, DIMACS (.gr), gapbs serialized (.sg, .wsg), plain or gzip; or convert\n"
+		"an edge file (kgen --from g.kg -f text).\n"
 		"\n"
 		"Options:\n"
 		"  -s, --scale SCALE      2^SCALE vertices, 1..42\n"
@@ -30,7 +32,8 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --seed2 N          second generator seed (default 3)\n"
 		"      --g500-version V   3 (reference 3.x, default) or 2 (reference 2.1.4)\n"
 		"      --from FILE        import FILE ('-' = stdin) instead of generating\n"
-		"      --import-format F  auto (default), edgelist, mtx or metis\n"
+		"      --import-format F  auto (default: from the content), edgelist, mtx, metis,\n"
+		"                         dimacs, sg or kedge\n"
 		"      --map FILE         with --from: write 'internal original' id lines to FILE\n"
 		"      --skip-bad         with --from: skip malformed lines instead of stopping\n"
 		"  -f, --format F         kedge (default), text ('u v' lines), g500 (12-byte\n"
@@ -58,7 +61,7 @@ int main(int argc, char **argv)
 		{"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
 		{"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
 		{0, 0, 0, 0}};
-	static const char *const ifmts[] = {"auto", "edgelist", "mtx", "metis", NULL};
+	static const char *const ifmts[] = {"auto", "edgelist", "mtx", "metis", "dimacs", "sg", "kedge", NULL};
 	static const char *const fmts[] = {"kedge", "text", "g500", "g500v2", NULL};
 	kgenrun_opts o = {.p = {.scale = 0, .edgefactor = 16, .seed1 = 2, .seed2 = 3, .version = 3},
 			  .format = KFMT_KEDGE, .out = "-", .import_format = KIMPORT_AUTO};

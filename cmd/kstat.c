@@ -15,12 +15,13 @@
 static _Noreturn void usage(FILE *fp, int status)
 {
 	fprintf(fp,
-		"Usage: kstat [--json] [--svg FILE] EDGEFILE|-\n"
+		"Usage: kstat [--json] [--svg FILE] GRAPH|-\n"
 		"       kstat [--json] [--svg FILE] PARTITION-DIR\n"
 		"       kstat [--json] [--svg FILE] RUN.json...\n"
 		"\n"
-		"Report on an edge file: vertices, edges, self-loops, duplicate edges,\n"
-		"isolated vertices, maximum degree and a log2 degree histogram.\n"
+		"Report on a graph (an edge file, or any format kgen --from imports): vertices,\n"
+		"edges, self-loops, duplicate edges, isolated vertices, maximum degree and a\n"
+		"log2 degree histogram.\n"
 		"Report on a partition (kpart): per-rank sizes, imbalance, device memory.\n"
 		"Report on kbfs runs (kbfs --json): the Graph500 statistics block of each.\n"
 		"\n"
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		kopt_usage_error("give an edge file ('-' for standard input)");
+		kopt_usage_error("give a graph, a partition or run records ('-': a graph on standard input)");
 	struct stat st;
 	if (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) {
 		if (argc - optind > 1)
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
 	if (krun_looks_like_json(argv[optind]))
 		return runs_main(argc - optind, argv + optind, json, svg);
 	if (argc - optind > 1)
-		kopt_usage_error("one edge file at a time");
+		kopt_usage_error("one graph at a time");
 	const char *path = argv[optind];
 	kgraph_stats s;
 	int rc = kgraph_stats_file(path, &s);

@@ -103,16 +103,44 @@ static int write_map(const char *path, const kimport_result *r)
 	return kio_commit(o);
 }
 
+/* The provenance lines of a converted kbfs edge file that describe the
+ * graph (all but who wrote it and how), so a conversion keeps them. */
+static void graph_prov(const char *prov, char *out, size_t sz)
+{
+	static const char *const drop[] = {"program=", "version=", "argv=", NULL};
+	size_t n = 0;
+	out[0] = 0;
+	for (const char *p = prov; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+		int keep = 1;
+		for (int k = 0; drop[k]; k++)
+			keep &= strncmp(p, drop[k], strlen(drop[k])) != 0;
+		if (keep && n + len < sz) {
+			memcpy(out + n, p, len);
+			n += len;
+			out[n] = 0;
+		}
+		p += len;
+	}
+}
+
 int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 {
 	int rc = 0;
 	if (kcomm_rank(world) == 0) {
 		kimport_result r;
-		memset(&r, 0, sizeof r);
+		kedge_info src;
 		double t0 = ktime();
-		rc = kimport_read(o->from, o->import_format, o->skip_bad, &r);
+		rc = kimport_graph(o->from, o->import_format, o->skip_bad, &r, &src);
 		if (!rc) {
-			if (!klog_quiet())
+			if (klog_quiet())
+				;
+			else if (r.format == KIMPORT_KEDGE)
+				fprintf(stderr, "%s: '%s' (kedge): %" PRIu64 " edges, %" PRIu64 " self-loops, %" PRIu64
+						" vertices (%.2f s)\n",
+					klog_prog(), o->from, r.ne, r.selfloops, r.nv, ktime() - t0);
+			else
 				fprintf(stderr,
 					"%s: '%s' (%s): %" PRIu64 " lines read, %" PRIu64 " edges kept, %" PRIu64
 					" self-loops, %" PRIu64 " malformed lines skipped, %" PRIu64 " vertices (%.2f s)\n",
@@ -122,9 +150,12 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 				rc = write_map(o->map_out, &r);
 		}
 		if (!rc) {
-			char extra[4200];
-			snprintf(extra, sizeof extra, "kind=import\nsource=%.4000s\nformat=%s\nseed1=2\nseed2=3\n",
-				 o->from, kimport_format_name(r.format));
+			char extra[8192];
+			if (r.format == KIMPORT_KEDGE)
+				graph_prov(src.prov, extra, sizeof extra);
+			else
+				snprintf(extra, sizeof extra, "kind=import\nsource=%.4000s\nformat=%s\nseed1=2\nseed2=3\n",
+					 o->from, kimport_format_name(r.format));
 			kedge_info info = {0};
 			info.nv = r.nv;
 			info.ne = r.ne;
@@ -144,6 +175,7 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 		if (rc != KEXIT_DATA && rc != KEXIT_IO && rc)
 			rc = KEXIT_DATA;
 		kimport_free(&r);
+		kedge_info_free(&src);
 	}
 	return kcomm_agree(world, rc);
 }

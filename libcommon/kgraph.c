@@ -1,4 +1,5 @@
 #include "kgraph.h"
+#include "kimport.h"
 #include "kjson.h"
 #include "klog.h"
 #include "ksvg.h"
@@ -60,12 +61,14 @@ static int bits_for(uint64_t n)
 int kgraph_stats_file(const char *path, kgraph_stats *s)
 {
 	memset(s, 0, sizeof *s);
-	uint64_t *uv;
-	int rc = kedge_load(path, &s->info, &uv, &s->map_owned);
+	kimport_result r;
+	int rc = kimport_graph(path, KIMPORT_AUTO, 0, &r, &s->info);
 	if (rc)
 		return rc;
-	s->map = s->map_owned;
-	uint64_t nv = s->nv = s->info.nv, ne = s->ne = s->info.ne;
+	uint64_t *uv = r.uv;
+	s->format = r.format;
+	s->map = s->map_owned = r.map;
+	uint64_t nv = s->nv = r.nv, ne = s->ne = r.ne;
 	s->deg = kcalloc((size_t)(nv ? nv : 1), 8);
 	for (uint64_t k = 0; k < ne; k++) {
 		uint64_t u = uv[2 * k], v = uv[2 * k + 1];
@@ -129,8 +132,11 @@ void kgraph_print(FILE *fp, const char *path, const kgraph_stats *s)
 {
 	const char *kind = kedge_prov_get(&s->info, "kind");
 	fprintf(fp, "file:               %s\n", path);
-	fprintf(fp, "format:             kedge %u.%u%s%s\n", s->info.major, s->info.minor,
-		(s->info.flags & KEDGE_F_ZLIB) ? ", compressed" : "", (s->info.flags & KEDGE_F_MAP) ? ", id map" : "");
+	if (s->format == KIMPORT_KEDGE)
+		fprintf(fp, "format:             kedge %u.%u%s%s\n", s->info.major, s->info.minor,
+			(s->info.flags & KEDGE_F_ZLIB) ? ", compressed" : "", (s->info.flags & KEDGE_F_MAP) ? ", id map" : "");
+	else
+		fprintf(fp, "format:             %s%s\n", kimport_format_name(s->format), s->map ? ", id map" : "");
 	if (kind && !strcmp(kind, "kronecker"))
 		fprintf(fp, "source:             Kronecker scale %" PRIu64 ", edgefactor %" PRIu64 ", seeds %" PRIu64
 			    " %" PRIu64 ", generator v%" PRIu64 "\n",
@@ -165,10 +171,13 @@ void kgraph_print_json(FILE *fp, const char *path, const kgraph_stats *s)
 	kjson_begin_object(w);
 	kjson_kv_string(w, "file", path);
 	kjson_kv_string(w, "type", "edges");
-	kjson_kv_uint(w, "format_major", s->info.major);
-	kjson_kv_uint(w, "format_minor", s->info.minor);
+	kjson_kv_string(w, "format", kimport_format_name(s->format));
+	if (s->format == KIMPORT_KEDGE) {
+		kjson_kv_uint(w, "format_major", s->info.major);
+		kjson_kv_uint(w, "format_minor", s->info.minor);
+	}
 	kjson_kv_bool(w, "compressed", !!(s->info.flags & KEDGE_F_ZLIB));
-	kjson_kv_bool(w, "id_map", !!(s->info.flags & KEDGE_F_MAP));
+	kjson_kv_bool(w, "id_map", s->map != NULL);
 	kjson_kv_uint(w, "vertices", s->nv);
 	kjson_kv_uint(w, "edges", s->ne);
 	kjson_kv_uint(w, "self_loops", s->selfloops);

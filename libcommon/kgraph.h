@@ -19,11 +19,14 @@ typedef struct kgraph_stats {
 	uint64_t hist[66];
 	int nbins;
 	uint64_t *deg;   /* nv degrees (owned) */
-	kedge_info info; /* the file's header and provenance (owned) */
+	int format;      /* enum kimport_format: KIMPORT_KEDGE or what was imported */
+	kedge_info info; /* a kedge file's header and provenance (owned; zero otherwise) */
 	const uint64_t *map;
 	uint64_t *map_owned;
 } kgraph_stats;
 
+/* Statistics of any graph file kimport_graph reads (a kbfs edge file, a text
+ * edge list, Matrix Market, METIS, DIMACS, gapbs). */
 int kgraph_stats_file(const char *path, kgraph_stats *s);
 void kgraph_stats_free(kgraph_stats *s);
 void kgraph_print(FILE *fp, const char *path, const kgraph_stats *s);

@@ -12,6 +12,7 @@
 #include "kimport.h"
 #include "kimport_internal.h"
 #include "klog.h"
+#include "kmagic.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -91,10 +92,17 @@ int kimport_tok_len(const char *p)
 	return n;
 }
 
-/* Why kimport_scan_u64 failed, for a message. */
+/* Why kimport_scan_u64 failed, for a message (control bytes as \xNN). */
 void kimport_tok_why(int t, const char *p, const char *what, char *why, size_t sz)
 {
-	int n = kimport_tok_len(p);
+	char tok[4 * 40 + 1], *o = tok;
+	int len = kimport_tok_len(p);
+	for (int k = 0; k < len; k++) {
+		unsigned char c = (unsigned char)p[k];
+		o += c < 0x20 || c == 0x7f ? sprintf(o, "\\x%02x", c) : sprintf(o, "%c", c);
+	}
+	int n = (int)(o - tok);
+	p = tok;
 	switch (t) {
 	case TOK_END:
 		snprintf(why, sz, "missing %s", what);
@@ -123,6 +131,35 @@ int kimport_bad_line(imp *m, const char *why)
 	}
 	kerror("%s:%llu: %s", m->r.name, (unsigned long long)m->r.lineno, why);
 	return KEXIT_DATA;
+}
+
+int kimport_push_1based(imp *m, uint64_t u, uint64_t v, uint64_t n, const char *what)
+{
+	if (u == 0 || u > n || v == 0 || v > n) {
+		char why[160];
+		snprintf(why, sizeof why, "%s (%llu, %llu) out of range 1..%llu", what, (unsigned long long)u,
+			 (unsigned long long)v, (unsigned long long)n);
+		return kimport_bad_line(m, why);
+	}
+	m->res->selfloops += u == v;
+	kimport_push_edge(m, u - 1, v - 1);
+	return 0;
+}
+
+int kimport_finish_declared(imp *m, uint64_t n, uint64_t want, uint64_t seen, const char *decl, const char *items)
+{
+	if (seen < want) {
+		kerror("%s: the %s declares %llu %s, the file has %llu", m->r.name, decl, (unsigned long long)want, items,
+		       (unsigned long long)seen);
+		return KEXIT_DATA;
+	}
+	if (m->ne == 0) {
+		kerror("%s: no edges", m->r.name);
+		return KEXIT_DATA;
+	}
+	m->res->nv = n;
+	m->res->ne = m->ne;
+	return 0;
 }
 
 /* An error that skip_bad does not excuse. */
@@ -363,8 +400,12 @@ static int sniff(reader *r)
 	size_t len = r->len - r->pos;
 	if (r->eof)
 		r->buf[r->len] = '\n';
+	if (kimport_sniff_sg((const unsigned char *)b, len, r->eof))
+		return KIMPORT_SG;
 	if (len >= 15 && kimport_is_mtx_banner(b))
 		return KIMPORT_MTX;
+	if (kimport_sniff_dimacs(b, len))
+		return KIMPORT_DIMACS;
 	if (kimport_sniff_metis(b, len, r->eof))
 		return KIMPORT_METIS;
 	return KIMPORT_EDGELIST;
@@ -383,6 +424,12 @@ const char *kimport_format_name(int format)
 		return "mtx";
 	case KIMPORT_METIS:
 		return "metis";
+	case KIMPORT_DIMACS:
+		return "dimacs";
+	case KIMPORT_SG:
+		return "sg";
+	case KIMPORT_KEDGE:
+		return "kedge";
 	}
 	return "unknown";
 }
@@ -399,7 +446,7 @@ void kimport_free(kimport_result *res)
 int kimport_read(const char *path, int format, int skip_bad, kimport_result *res)
 {
 	memset(res, 0, sizeof *res);
-	if (format < KIMPORT_AUTO || format > KIMPORT_METIS) {
+	if (format < KIMPORT_AUTO || format > KIMPORT_SG) {
 		kerror("unknown import format %d", format);
 		return KEXIT_USAGE;
 	}
@@ -442,17 +489,29 @@ int kimport_read(const char *path, int format, int skip_bad, kimport_result *res
 		if (format == KIMPORT_AUTO)
 			format = sniff(&m.r);
 		res->format = format;
-		if (format == KIMPORT_EDGELIST)
+		const char *bin = format == KIMPORT_SG ? NULL : kmagic_binary(m.r.buf + m.r.pos, m.r.len - m.r.pos);
+		if (bin) {
+			if (!strcmp(bin, "binary data"))
+				kerror("'%s': binary file, neither a kbfs edge file nor a text graph", m.r.name);
+			else
+				kerror("'%s': binary file (%s), not a text graph%s", m.r.name, bin,
+				       !strcmp(bin, "a kbfs edge file") && is_stdin ? ": give it by name" : "");
+			rc = KEXIT_DATA;
+		} else if (format == KIMPORT_EDGELIST)
 			rc = parse_edgelist(&m);
 		else if (format == KIMPORT_MTX)
 			rc = kimport_parse_mtx(&m);
-		else
+		else if (format == KIMPORT_METIS)
 			rc = kimport_parse_metis(&m);
+		else if (format == KIMPORT_DIMACS)
+			rc = kimport_parse_dimacs(&m);
+		else
+			rc = kimport_parse_sg(&m);
 	}
 	res->lines = m.r.lineno;
 	gzclose(m.r.gz);
 	free(m.r.buf);
-	if (!rc && format != KIMPORT_EDGELIST) {
+	if (!rc && format != KIMPORT_EDGELIST && format != KIMPORT_SG) { /* 1-based ids */
 		res->map = kmalloc(kmul(res->nv, sizeof *res->map));
 		for (uint64_t k = 0; k < res->nv; k++)
 			res->map[k] = k + 1;

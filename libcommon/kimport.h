@@ -17,9 +17,26 @@
  *     isolated vertex; vertex sizes, ncon vertex weights and edge weights
  *     of fmt 1/10/11/100/.../111 are skipped; '%' comment lines), each
  *     undirected edge kept once (from the endpoint with the lower id); the
- *     kept count must equal m and the lists must be symmetric.
+ *     kept count must equal m and the lists must be symmetric;
+ *   - DIMACS graphs: the shortest-path challenge's .gr ("p sp N M", then
+ *     M arc lines "a U V [W]") and the clique/colouring format ("p edge N M"
+ *     or "p col N M", then M lines "e U V"), 1-based, 'c' comment lines;
+ *     every arc or edge line is a tuple (a .gr road network lists both
+ *     directions, so each road is two tuples, as in a "general" Matrix
+ *     Market file);
+ *   - gapbs serialized graphs (.sg, and .wsg whose int32 weights are
+ *     ignored; told apart by the size): a directed one gives a tuple per
+ *     out-neighbour entry (its in-neighbour lists must be their transpose),
+ *     an undirected one a tuple per entry (u, v) with u < v and per
+ *     self-loop entry (the lists must be symmetric); ids kept (0-based).
  *
- * Detection: "%%MatrixMarket" on the first line is Matrix Market.  METIS
+ * Detection: a first byte 0 or 1 followed by a header gapbs could have
+ * written (entries < 2^58, 1..2^31 vertices) and offsets in the first window
+ * that start at 0 and do not decrease is a gapbs serialized graph.  Any other
+ * input with a NUL byte in its first 4 KiB is refused as a binary file (named
+ * when it is a kbfs file).  "%%MatrixMarket" on the first line is Matrix
+ * Market.  A first line that is not blank or a 'c' comment and reads
+ * "p sp|edge|col N M" is DIMACS.  METIS
  * when the first line that is not blank or a '%' comment (with no '#'
  * comment before it) is 2-4 integers "n m [fmt [ncon]]" with n >= 1 and a
  * known fmt, and every vertex line in the first window of the input (8 MiB,
@@ -34,8 +51,9 @@
  * Vertex ids: edge lists whose ids are dense enough (max_id + 1 <=
  * 2 * distinct ids) keep them (internal = original, nv = max_id + 1,
  * map = NULL meaning identity); otherwise internal k is the k-th smallest
- * distinct id (deterministic) and map[k] is that id.  Matrix Market and
- * METIS: internal = id - 1, nv = the declared vertex count, map[k] = k + 1.
+ * distinct id (deterministic) and map[k] is that id.  Matrix Market, METIS
+ * and DIMACS: internal = id - 1, nv = the declared vertex count, map[k] =
+ * k + 1.  gapbs: internal = id, nv = the declared count, map = NULL.
  * Self-loops and duplicates are kept as tuples and self-loops counted.
  *
  * Errors: a malformed line (non-numeric token, negative or > 64-bit id, a
@@ -52,7 +70,9 @@
 
 #include <stdint.h>
 
-enum kimport_format { KIMPORT_AUTO, KIMPORT_EDGELIST, KIMPORT_MTX, KIMPORT_METIS };
+/* KIMPORT_KEDGE: only kimport_graph returns it (a kbfs edge file). */
+enum kimport_format { KIMPORT_AUTO, KIMPORT_EDGELIST, KIMPORT_MTX, KIMPORT_METIS, KIMPORT_DIMACS, KIMPORT_SG,
+		      KIMPORT_KEDGE };
 
 typedef struct kimport_result {
 	int format;          /* the detected enum kimport_format */
@@ -69,7 +89,16 @@ typedef struct kimport_result {
 int kimport_read(const char *path, int format, int skip_bad, kimport_result *res);
 /* Frees uv and map and zeroes *res. */
 void kimport_free(kimport_result *res);
-/* "auto", "edgelist", "mtx", "metis" */
+/* "auto", "edgelist", "mtx", "metis", "dimacs", "sg", "kedge" */
 const char *kimport_format_name(int format);
+
+/* Any graph file a kbfs program reads: a kbfs edge file (found by its magic,
+ * also on standard input when that is a regular file or a pipe; format must
+ * be KIMPORT_AUTO or KIMPORT_KEDGE) is loaded whole,
+ * with its id map, into res (format KIMPORT_KEDGE) and its header and
+ * provenance into *info; anything else goes to kimport_read and *info is
+ * zeroed.  info may be NULL.  The caller frees *info (kedge_info_free). */
+struct kedge_info;
+int kimport_graph(const char *path, int format, int skip_bad, kimport_result *res, struct kedge_info *info);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * kimport_internal: what the files behind kimport.h share (kimport.c: the
  * reader, the scanner, edge lists, detection and kimport_read;
- * kimport_mtx.c: Matrix Market; kimport_metis.c: METIS and its detection).
+ * kimport_mtx.c: Matrix Market; kimport_metis.c: METIS and its detection;
+ * kimport_dimacs.c: DIMACS; kimport_sg.c: gapbs serialized graphs).
  * Not for other callers.
  */
 #ifndef KIMPORT_INTERNAL_H
@@ -128,11 +129,35 @@ static inline void kimport_push_edge(imp *m, uint64_t u, uint64_t v)
 
 /* A bad line: error (KEXIT_DATA) or, with skip_bad, counted and skipped (0). */
 int kimport_bad_line(imp *m, const char *why);
+/* A 1-based pair (WHAT "(u, v)") of a file with n vertices: out of range,
+ * a bad line (as kimport_bad_line); else counted and kept 0-based. */
+int kimport_push_1based(imp *m, uint64_t u, uint64_t v, uint64_t n, const char *what);
+/* The end of a file whose header declared want ITEMS ("entries", "arcs")
+ * of which seen were there, on n vertices: too few or no edges is an
+ * error; else the result's nv and ne are set. */
+int kimport_finish_declared(imp *m, uint64_t n, uint64_t want, uint64_t seen, const char *decl, const char *items);
 /* An error that skip_bad does not excuse. */
 int kimport_data_error(imp *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The next line that is not blank or a '%' comment (a header or size line),
  * at *p past its blanks: 0, or KEXIT_* ("no WHAT" at the end). */
 int kimport_header_line(imp *m, const char *what, const char **p);
+
+/* A hash of the pair (a, b) (splitmix64's finaliser twice); sums of it over
+ * a list's entries compare two lists as multisets (symmetry checks). */
+static inline uint64_t kimport_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static inline uint64_t kimport_pair_hash(uint64_t a, uint64_t b)
+{
+	return kimport_mix64(a ^ kimport_mix64(b + 0x9e3779b97f4a7c15ULL));
+}
 
 /* ---- the parsers ---------------------------------------------------------- */
 
@@ -142,5 +167,11 @@ int kimport_parse_mtx(imp *m);
 /* kimport_metis.c */
 int kimport_sniff_metis(const char *buf, size_t len, int whole);
 int kimport_parse_metis(imp *m);
+/* kimport_dimacs.c */
+int kimport_sniff_dimacs(const char *buf, size_t len);
+int kimport_parse_dimacs(imp *m);
+/* kimport_sg.c */
+int kimport_sniff_sg(const unsigned char *buf, size_t len, int whole);
+int kimport_parse_sg(imp *m);
 
 #endif

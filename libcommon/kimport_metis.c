@@ -11,22 +11,6 @@
 
 /* ---- METIS -------------------------------------------------------------- */
 
-/* splitmix64's finaliser: a hash of an unordered pair for symmetry sums */
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-static inline uint64_t pair_hash(uint64_t lo, uint64_t hi)
-{
-	return mix64(lo ^ mix64(hi + 0x9e3779b97f4a7c15ULL));
-}
-
 typedef struct metis_fmt {
 	uint64_t n, m;
 	uint64_t skip; /* tokens before the neighbours: vertex size and weights */
@@ -120,13 +104,13 @@ static int metis_line(const metis_fmt *h, uint64_t i, const char *p, uint64_t ki
 		if (j > i) {
 			if (j <= kin) {
 				a.up++;
-				a.hup += pair_hash(i, j);
+				a.hup += kimport_pair_hash(i, j);
 			}
 			if (m)
 				kimport_push_edge(m, i - 1, j - 1);
 		} else if (j < i) {
 			a.low++;
-			a.hlow += pair_hash(j, i);
+			a.hlow += kimport_pair_hash(j, i);
 		} else {
 			a.self++;
 			if (m)

@@ -105,29 +105,11 @@ int kimport_parse_mtx(imp *m)
 				return rc;
 			continue;
 		}
-		if (i == 0 || i > n || j == 0 || j > n) {
-			snprintf(why, sizeof why, "entry (%llu, %llu) out of range 1..%llu", (unsigned long long)i,
-				 (unsigned long long)j, (unsigned long long)n);
-			if ((rc = kimport_bad_line(m, why)))
-				return rc;
-			continue;
-		}
-		res->selfloops += i == j;
-		kimport_push_edge(m, i - 1, j - 1);
+		if ((rc = kimport_push_1based(m, i, j, n, "entry")))
+			return rc;
 	}
 	if (rc < 0)
 		return m->r.err;
-	if (seen < nnz) {
-		kerror("%s: the size line declares %llu entries, the file has %llu", m->r.name,
-		       (unsigned long long)nnz, (unsigned long long)seen);
-		return KEXIT_DATA;
-	}
-	if (m->ne == 0) {
-		kerror("%s: no edges", m->r.name);
-		return KEXIT_DATA;
-	}
-	res->nv = n;
-	res->ne = m->ne;
-	return 0;
+	return kimport_finish_declared(m, n, nnz, seen, "size line", "entries");
 }
 
