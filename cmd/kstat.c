@@ -29,8 +29,9 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --json         machine-readable output (JSON) on stdout\n"
 		"      --svg FILE     also draw as SVG: the degree distribution (log-log) of\n"
 		"                     an edge file; the edges per rank of a partition as a\n"
-		"                     heat map; the per-level time breakdown of one run;\n"
-		"                     harmonic-mean TEPS against ranks for several runs\n");
+		"                     heat map; the levels of one run's median search (time\n"
+		"                     per phase, direction); harmonic-mean TEPS against\n"
+		"                     ranks for several runs, each point labelled R x C\n");
 	kopt_common_help(fp);
 	exit(status);
 }

@@ -167,36 +167,54 @@ int krun_print_json(FILE *fp, const krun *runs, size_t nr)
 static const char *const phases[] = {"expand", "local", "fold", "update", "sv", "allreduce"};
 enum { NPH = 6 };
 
+/* The index of the root whose time is the median (the lower of two). */
+static size_t median_root(const kjson_value *roots)
+{
+	size_t n = kjson_len(roots), *ix = kmalloc((n + 1) * sizeof *ix);
+	for (size_t k = 0; k < n; k++)
+		ix[k] = k;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && num(kjson_at(roots, ix[j]), "time") < num(kjson_at(roots, ix[j - 1]), "time"); j--) {
+			size_t t = ix[j];
+			ix[j] = ix[j - 1];
+			ix[j - 1] = t;
+		}
+	size_t m = n ? ix[(n - 1) / 2] : 0;
+	free(ix);
+	return m;
+}
+
+/* The levels of one search, the root of median time (an average over
+ * roots would mix searches of different depths and directions), each bar
+ * a level's phase times, labelled with its direction. */
 static int breakdown(FILE *fp, const krun *r)
 {
 	const kjson_value *roots = kjson_get(r->doc, "roots");
-	size_t nroots = kjson_len(roots), nlev = 0;
-	for (size_t k = 0; k < nroots; k++) {
-		size_t l = kjson_len(kjson_get(kjson_at(roots, k), "levels"));
-		if (l > nlev)
-			nlev = l;
-	}
+	size_t nroots = kjson_len(roots);
+	const kjson_value *rt = kjson_at(roots, median_root(roots));
+	const kjson_value *lv = kjson_get(rt, "levels");
+	size_t nlev = kjson_len(lv);
 	if (nlev == 0) {
 		kerror("'%s': no per-level figures in the run", r->path);
 		return KEXIT_DATA;
 	}
 	double *v = kcalloc(nlev * NPH, sizeof *v);
 	char **labels = kcalloc(nlev, sizeof *labels);
-	for (size_t k = 0; k < nroots; k++) {
-		const kjson_value *lv = kjson_get(kjson_at(roots, k), "levels");
-		for (size_t l = 0; l < kjson_len(lv); l++) {
-			const kjson_value *tm = kjson_get(kjson_at(lv, l), "time");
-			for (int p = 0; p < NPH; p++)
-				v[l * NPH + (size_t)p] += num(tm, phases[p]) * 1e3 / (double)nroots;
-		}
-	}
 	for (size_t l = 0; l < nlev; l++) {
-		labels[l] = kmalloc(24);
-		snprintf(labels[l], 24, "%zu", l + 1);
+		const kjson_value *one = kjson_at(lv, l);
+		const kjson_value *tm = kjson_get(one, "time");
+		for (int p = 0; p < NPH; p++)
+			v[l * NPH + (size_t)p] = num(tm, phases[p]) * 1e3;
+		const char *dir = kjson_str(kjson_get(one, "direction"));
+		labels[l] = kmalloc(32);
+		snprintf(labels[l], 32, "%zu %s", l + 1,
+			 !dir ? "" : !strcmp(dir, "bottom-up") ? "BU" : !strcmp(dir, "top-down") ? "TD" : "?");
 	}
 	char title[512];
-	snprintf(title, sizeof title, "Per-level breakdown, mean of %zu roots (%s)", nroots, r->path);
-	int rc = ksvg_stacked(fp, title, "BFS level", "time (ms)", nlev, (const char *const *)labels, NPH, phases, v);
+	snprintf(title, sizeof title, "Levels of root %.0f, the median time of %zu (%s)", num(rt, "root"), nroots,
+		 r->path);
+	int rc = ksvg_stacked(fp, title, "BFS level and direction (TD top-down, BU bottom-up)", "time (ms)", nlev,
+			      (const char *const *)labels, NPH, phases, v);
 	for (size_t l = 0; l < nlev; l++)
 		free(labels[l]);
 	free(labels);
@@ -204,34 +222,79 @@ static int breakdown(FILE *fp, const krun *r)
 	return rc;
 }
 
-int krun_svg(FILE *fp, const krun *runs, size_t n)
+typedef struct run_point {
+	double ranks, teps, scale;
+	char grid[32];
+} run_point;
+
+static int by_scale_ranks(const void *a, const void *b)
 {
-	if (n == 1)
-		return breakdown(fp, &runs[0]);
-	double *x = kmalloc(n * sizeof *x), *y = kmalloc(n * sizeof *y);
+	const run_point *p = a, *q = b;
+	if (p->scale != q->scale)
+		return p->scale < q->scale ? -1 : 1;
+	if (p->ranks != q->ranks)
+		return p->ranks < q->ranks ? -1 : 1;
+	return p->teps > q->teps ? -1 : p->teps < q->teps; /* best first */
+}
+
+/* Harmonic-mean TEPS against ranks, per scale: a line through the best grid
+ * of each rank count, the other grids as points, every point labelled with
+ * its grid (1x2 and 2x1 are different runs at 2 ranks, not a line). */
+static int scaling(FILE *fp, const krun *runs, size_t n)
+{
+	run_point *pt = kcalloc(n, sizeof *pt);
 	for (size_t i = 0; i < n; i++) {
 		double *t, *ne, *vt;
 		size_t m = root_arrays(&runs[i], &t, &ne, &vt);
-		x[i] = num(runs[i].doc, "ranks");
-		y[i] = m ? kstat_harmonic_teps(t, ne, m) : 0;
+		const kjson_value *g = kjson_get(runs[i].doc, "grid");
+		pt[i].ranks = num(runs[i].doc, "ranks");
+		pt[i].teps = m ? kstat_harmonic_teps(t, ne, m) : 0;
+		pt[i].scale = num(runs[i].doc, "scale");
+		snprintf(pt[i].grid, sizeof pt[i].grid, "%.0fx%.0f", num(g, "R"), num(g, "C"));
 		free(t);
 		free(ne);
 		free(vt);
 	}
-	/* sort by ranks so the line reads left to right */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && x[j] < x[j - 1]; j--) {
-			double a = x[j], b = y[j];
-			x[j] = x[j - 1];
-			y[j] = y[j - 1];
-			x[j - 1] = a;
-			y[j - 1] = b;
+	qsort(pt, n, sizeof *pt, by_scale_ranks);
+	ksvg_chart *c = ksvg_chart_new("Harmonic-mean TEPS against ranks (points labelled R x C)", "ranks", "TEPS", 1, 1);
+	double *bx = kmalloc(n * sizeof *bx), *by = kmalloc(n * sizeof *by);
+	double *ox = kmalloc(n * sizeof *ox), *oy = kmalloc(n * sizeof *oy);
+	const char **bl = kmalloc(n * sizeof *bl), **ol = kmalloc(n * sizeof *ol);
+	for (size_t i = 0; i < n;) {
+		size_t j = i, nb = 0, no = 0;
+		for (; j < n && pt[j].scale == pt[i].scale; j++) {
+			int best = j == i || pt[j].ranks != pt[j - 1].ranks;
+			double *x = best ? bx : ox, *y = best ? by : oy;
+			const char **l = best ? bl : ol;
+			size_t *k = best ? &nb : &no;
+			x[*k] = pt[j].ranks;
+			y[*k] = pt[j].teps;
+			l[(*k)++] = pt[j].grid;
 		}
-	ksvg_chart *c = ksvg_chart_new("Harmonic-mean TEPS against ranks", "ranks", "TEPS", 1, 1);
-	ksvg_chart_series(c, "harmonic-mean TEPS", x, y, n);
+		char name[64];
+		snprintf(name, sizeof name, "scale %.0f, best grid", pt[i].scale);
+		ksvg_chart_series(c, name, bx, by, nb);
+		ksvg_chart_labels(c, bl);
+		if (no) {
+			snprintf(name, sizeof name, "scale %.0f, other grids", pt[i].scale);
+			ksvg_chart_series_style(c, name, ox, oy, no, KSVG_POINTS);
+			ksvg_chart_labels(c, ol);
+		}
+		i = j;
+	}
 	int rc = ksvg_chart_write(c, fp);
 	ksvg_chart_free(c);
-	free(x);
-	free(y);
+	free(bx);
+	free(by);
+	free(ox);
+	free(oy);
+	free(bl);
+	free(ol);
+	free(pt);
 	return rc;
+}
+
+int krun_svg(FILE *fp, const krun *runs, size_t n)
+{
+	return n == 1 ? breakdown(fp, &runs[0]) : scaling(fp, runs, n);
 }

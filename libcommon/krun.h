@@ -1,7 +1,7 @@
 /*
  * krun: kbfs run reports (the JSON that `kbfs --json` writes), read back by
  * kstat: the Graph500 block recomputed from the per-root figures with the
- * same code kbfs uses (kstat_print_block), the per-level breakdown as a
+ * same code kbfs uses (kstat_print_block), one search's levels as a
  * stacked-bar SVG, and, given several runs, TEPS against the number of ranks.
  */
 #ifndef KRUN_H
@@ -23,8 +23,10 @@ void krun_free(krun *r);
 int krun_print_block(FILE *fp, const krun *r);
 /* One JSON object per run with the block's figures. */
 int krun_print_json(FILE *fp, const krun *runs, size_t n);
-/* Per-level breakdown (mean over roots of each phase's time per level) of
- * the first run and, when n > 1, harmonic-mean TEPS against ranks. */
+/* One run: the per-level breakdown (each phase's time per level, with the
+ * level's direction) of the root of median time.  Several: harmonic-mean
+ * TEPS against ranks, per scale a line through the best grid of each rank
+ * count and the other grids as points, each labelled R x C. */
 int krun_svg(FILE *fp, const krun *runs, size_t n);
 /* 1 if the file starts (after white space) with '{'. */
 int krun_looks_like_json(const char *path);

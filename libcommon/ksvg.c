@@ -143,14 +143,21 @@ static double axis_map(const struct axis *a, double v)
 	return a->p0 + (t - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
 }
 
+/* m x 10^e as a tick label: %g for modest exponents, else "me<e>" */
+static void log_label(int m, int e, char *buf, size_t len)
+{
+	if (e >= -4 && e <= 5)
+		snprintf(buf, len, "%g", m * pow(10, e));
+	else if (m == 1)
+		snprintf(buf, len, "1e%d", e);
+	else
+		snprintf(buf, len, "%de%d", m, e);
+}
+
 static void tick_label(const struct axis *a, double t, char *buf, size_t len)
 {
 	if (a->log) {
-		int e = (int)lround(t);
-		if (e >= -4 && e <= 5)
-			snprintf(buf, len, "%g", pow(10, e));
-		else
-			snprintf(buf, len, "1e%d", e);
+		log_label(1, (int)lround(t), buf, len);
 	} else {
 		if (fabs(t) < a->step * 1e-9)
 			t = 0;
@@ -182,20 +189,41 @@ static void draw_axis(FILE *fp, const struct axis *a, int horizontal,
 			text_at(fp, x0 - 8, p + 4, "end", NULL, lab);
 		}
 	}
-	/* minor ticks 2..9 on a log axis of a few single decades */
+	/* minor ticks 2..9 on a log axis of a few single decades; 2 and 5
+	 * labelled, with grid lines, when a decade is wide enough for them
+	 * (labels about 40 px wide on a horizontal axis, 16 px high on a
+	 * vertical one, and 5 to 10 is 0.3 of a decade) */
 	if (a->log && a->step == 1 && nt <= 6) {
+		double decade = fabs(a->p1 - a->p0) / (double)nt;
+		int label25 = 0.3 * decade >= (horizontal ? 45 : 16);
 		for (long k = 0; k < nt; k++) {
 			for (int m = 2; m <= 9; m++) {
 				double t = a->lo + (double)k + log10(m);
 				double p = a->p0 + (t - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
-				if (horizontal)
-					fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"black\"/>\n", p, y1, p, y1 + 3);
-				else
-					fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"black\"/>\n", x0 - 3, p, x0, p);
+				int big = label25 && (m == 2 || m == 5);
+				if (big)
+					log_label(m, (int)lround(a->lo) + (int)k, lab, sizeof lab);
+				if (horizontal) {
+					if (big) {
+						fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#f0f0f0\"/>\n", p, y0, p, y1);
+						text_at(fp, p, y1 + 18, "middle", "fill=\"#444444\"", lab);
+					}
+					fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"black\"/>\n", p, y1, p, y1 + (big ? 5 : 3));
+				} else {
+					if (big) {
+						fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#f0f0f0\"/>\n", x0, p, x1, p);
+						text_at(fp, x0 - 8, p + 4, "end", "fill=\"#444444\"", lab);
+					}
+					fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"black\"/>\n", x0 - (big ? 5 : 3), p, x0, p);
+				}
 			}
 		}
 	}
 }
+
+/* Width of the legend column for names of up to maxlen characters (about
+ * 7 px a character at 12 px sans-serif, after a 30 px key). */
+static double legend_width(size_t maxlen) { return 15 + 30 + 7.0 * (double)maxlen + 10; }
 
 static void axis_titles(FILE *fp, const char *xlabel, const char *ylabel,
 			double x0, double y0, double x1, double y1)
@@ -220,6 +248,7 @@ static void frame_rect(FILE *fp, double x0, double y0, double x1, double y1)
 struct series {
 	char *name;
 	double *x, *y;
+	char **labels; /* NULL, or n labels (entries may be NULL) */
 	size_t n;
 	int style;
 };
@@ -254,6 +283,7 @@ void ksvg_chart_series_style(ksvg_chart *c, const char *name, const double *x, c
 	}
 	struct series *s = &c->s[c->ns++];
 	s->name = dup_or_null(name);
+	s->labels = NULL;
 	s->n = n;
 	s->style = style & (KSVG_LINES | KSVG_POINTS) ? style : KSVG_LINES | KSVG_POINTS;
 	s->x = kmalloc(kmul(n, sizeof *s->x));
@@ -262,6 +292,15 @@ void ksvg_chart_series_style(ksvg_chart *c, const char *name, const double *x, c
 		s->x[i] = x ? x[i] : (double)i;
 		s->y[i] = y[i];
 	}
+}
+
+void ksvg_chart_labels(ksvg_chart *c, const char *const *labels)
+{
+	KASSERT(c && c->ns > 0 && labels);
+	struct series *s = &c->s[c->ns - 1];
+	s->labels = kcalloc(s->n ? s->n : 1, sizeof *s->labels);
+	for (size_t i = 0; i < s->n; i++)
+		s->labels[i] = dup_or_null(labels[i]);
 }
 
 void ksvg_chart_series(ksvg_chart *c, const char *name, const double *x, const double *y, size_t n)
@@ -274,6 +313,9 @@ void ksvg_chart_free(ksvg_chart *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->ns; i++) {
+		for (size_t k = 0; c->s[i].labels && k < c->s[i].n; k++)
+			free(c->s[i].labels[k]);
+		free(c->s[i].labels);
 		free(c->s[i].name);
 		free(c->s[i].x);
 		free(c->s[i].y);
@@ -301,10 +343,13 @@ int ksvg_chart_write(const ksvg_chart *c, FILE *fp)
 	struct axis ax = { .log = c->xlog }, ay = { .log = c->ylog };
 	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
 	int have = 0, legend = 0;
+	size_t maxlen = 0;
 	for (size_t k = 0; k < c->ns; k++) {
 		const struct series *s = &c->s[k];
-		if (s->name && *s->name)
+		if (s->name && *s->name) {
 			legend = 1;
+			maxlen = strlen(s->name) > maxlen ? strlen(s->name) : maxlen;
+		}
 		for (size_t i = 0; i < s->n; i++) {
 			if (!axis_ok(&ax, s->x[i]) || !axis_ok(&ay, s->y[i]))
 				continue;
@@ -316,8 +361,9 @@ int ksvg_chart_write(const ksvg_chart *c, FILE *fp)
 	axis_fit(&ax, xmin, xmax, have);
 	axis_fit(&ay, ymin, ymax, have);
 
-	const double W = 760, H = 480;
-	double x0 = 80, y0 = 50, x1 = W - (legend ? 190 : 30), y1 = H - 60;
+	const double H = 480;
+	double x0 = 80, y0 = 50, x1 = legend ? 570 : 730, y1 = H - 60;
+	double W = legend ? fmax(760, x1 + legend_width(maxlen)) : 760;
 	ax.p0 = x0, ax.p1 = x1;
 	ay.p0 = y1, ay.p1 = y0;
 
@@ -361,6 +407,17 @@ int ksvg_chart_write(const ksvg_chart *c, FILE *fp)
 				fprintf(fp, "%g, %g</title></circle>\n", s->x[i], s->y[i]);
 			}
 		}
+		/* point labels right of the point; left when the point before
+		 * it has the same x, so two grids of one size stay readable */
+		for (size_t i = 0; s->labels && i < s->n; i++) {
+			if (!s->labels[i] || !axis_ok(&ax, s->x[i]) || !axis_ok(&ay, s->y[i]))
+				continue;
+			int left = i > 0 && s->x[i - 1] == s->x[i];
+			char attrs[64];
+			snprintf(attrs, sizeof attrs, "font-size=\"10\" fill=\"%s\"", colour);
+			text_at(fp, axis_map(&ax, s->x[i]) + (left ? -6 : 6), axis_map(&ay, s->y[i]) - 6, left ? "end" : "start",
+				attrs, s->labels[i]);
+		}
 		fputs("</g>\n", fp);
 	}
 
@@ -397,12 +454,16 @@ int ksvg_stacked(FILE *fp, const char *title, const char *xlabel, const char *yl
 	axis_fit(&ay, 0, top > 0 ? top : 1, 1);
 
 	int legend = 0;
+	size_t maxlen = 0;
 	for (size_t j = 0; seg_names && j < nseg; j++)
-		if (seg_names[j] && *seg_names[j])
+		if (seg_names[j] && *seg_names[j]) {
 			legend = 1;
+			maxlen = strlen(seg_names[j]) > maxlen ? strlen(seg_names[j]) : maxlen;
+		}
 
-	const double W = 760, H = 480;
-	double x0 = 80, y0 = 50, x1 = W - (legend ? 190 : 30), y1 = H - 60;
+	const double H = 480;
+	double x0 = 80, y0 = 50, x1 = legend ? 570 : 730, y1 = H - 60;
+	double W = legend ? fmax(760, x1 + legend_width(maxlen)) : 760;
 	ay.p0 = y1, ay.p1 = y0;
 
 	svg_open(fp, W, H, title);

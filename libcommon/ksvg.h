@@ -13,7 +13,9 @@
  * escaped for XML; control characters and invalid UTF-8 bytes become '?'.
  * Ticks are "nice": steps of 1, 2 or 5 times a power of ten on linear axes,
  * whole decades on log axes (every k-th decade when there are many, with
- * 2..9 minor ticks when there are few).  Points that cannot be drawn
+ * 2..9 minor ticks when there are few, and 2 and 5 labelled when a decade
+ * is wide enough for their labels).  The legend column is as wide as its
+ * longest name needs (the picture grows; the plot keeps its size).  Points that cannot be drawn
  * (non-finite, or <= 0 on a log axis) are skipped and break the polyline.
  * A chart copies the data it is given, so callers may free their arrays.
  * Functions return 0, or KEXIT_IO when the stream has an error; they do not
@@ -42,6 +44,9 @@ void ksvg_chart_series(ksvg_chart *c, const char *name, const double *x, const d
 /* The same with style = KSVG_LINES, KSVG_POINTS or both. */
 void ksvg_chart_series_style(ksvg_chart *c, const char *name, const double *x, const double *y,
 			     size_t n, int style);
+/* Label each point of the series added last (labels[i] may be NULL: none),
+ * drawn small beside the point in the series' colour. */
+void ksvg_chart_labels(ksvg_chart *c, const char *const *labels);
 int ksvg_chart_write(const ksvg_chart *c, FILE *fp);
 void ksvg_chart_free(ksvg_chart *c);
 

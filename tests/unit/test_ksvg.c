@@ -192,6 +192,51 @@ static void test_log_chart(void)
 	free(svg);
 }
 
+/* The width attribute of the <svg> element. */
+static double svg_width(const char *svg)
+{
+	const char *w = strstr(svg, "width=\"");
+	return w ? atof(w + 7) : 0;
+}
+
+/* Point 9 of issue 12: labels at 2 and 5 on a log axis of few decades, a
+ * legend as wide as its names, labelled points. */
+static void test_log_minor_labels_legend(void)
+{
+	FILE *fp = tmpfile();
+	ksvg_chart *c = ksvg_chart_new("scaling", "ranks", "TEPS", 1, 1);
+	const double x[] = { 1, 2, 2, 4 }, y[] = { 3e9, 4e9, 1.5e9, 6e8 };
+	const char *grid[] = { "1x1", "2x1", "1x2", NULL };
+	ksvg_chart_series(c, "a legend name much longer than the old 190-pixel column", x, y, 4);
+	ksvg_chart_labels(c, grid);
+	ok(ksvg_chart_write(c, fp) == 0, "labelled log-log chart written");
+	ksvg_chart_free(c);
+	char *svg = finish(fp, "labels.svg");
+	wellformed(svg, "labelled chart");
+	ok(strstr(svg, ">2</text>") && strstr(svg, ">5</text>"), "one decade of ranks: 2 and 5 labelled");
+	ok(strstr(svg, ">2e9</text>") && strstr(svg, ">5e8</text>"), "two decades of TEPS: 5e8 and 2e9 labelled");
+	/* the name's 55 characters at 7 px from x = 570 + 45 */
+	ok(svg_width(svg) >= 570 + 45 + 7 * 55, "the picture is widened for the long legend name (width %g)",
+	   svg_width(svg));
+	ok(strstr(svg, ">2x1</text>") && strstr(svg, ">1x2</text>") && strstr(svg, ">1x1</text>"), "point labels drawn");
+	ok(strstr(svg, "text-anchor=\"end\" font-size=\"10\"") != NULL,
+	   "a label whose point shares x with the one before is drawn on the left");
+	free(svg);
+
+	fp = tmpfile();
+	c = ksvg_chart_new(NULL, "degree", "vertices", 1, 1);
+	const double dx[] = { 1, 1e5 }, dy[] = { 1, 1e4 };
+	ksvg_chart_series_style(c, "short", dx, dy, 2, KSVG_POINTS);
+	ok(ksvg_chart_write(c, fp) == 0, "five-decade chart written");
+	ksvg_chart_free(c);
+	svg = finish(fp, "decades.svg");
+	ok(!strstr(svg, ">20000</text>") && !strstr(svg, ">50000</text>"),
+	   "five decades across: no 2/5 labels on x (no room)");
+	ok(strstr(svg, ">5000</text>") != NULL, "four decades up: 2/5 labels on y");
+	ok(svg_width(svg) == 760, "a short legend keeps the usual width");
+	free(svg);
+}
+
 static void test_stacked(void)
 {
 	const char *cats[] = { "0", "1", "2", "3", "4" };
@@ -275,6 +320,7 @@ int main(int argc, char **argv)
 	ok(check_xml("<svg a=\"1\"><g/>x & y</svg>\n") != NULL, "checker catches a bare '&'");
 	test_linear_chart();
 	test_log_chart();
+	test_log_minor_labels_legend();
 	test_stacked();
 	test_heatmap();
 	test_bad_text();
