@@ -245,6 +245,8 @@ __global__ void __launch_bounds__(BU_BLOCK, 4)
 			myvis = rowvis[myw];
 			myskip = myvis | empty[myw];
 		}
+		if (myw < nwords && myskip == ~0ull)
+			rownext[myw] = 0; // this kernel clears ROWNEXT itself
 		unsigned todo = __ballot_sync(KGPU_FULL, myskip != ~0ull);
 		while (todo) {
 			const int l = __ffs(todo) - 1;
@@ -297,9 +299,10 @@ __global__ void __launch_bounds__(BU_BLOCK, 4)
 				pl[r1] = lvl | (col_first + p1);
 			found += (ull)h0 + (ull)h1;
 			const u64 next = (u64)__ballot_sync(KGPU_FULL, h0) | (u64)__ballot_sync(KGPU_FULL, h1) << 32;
-			if (lane == 0 && next) {
+			if (lane == 0) {
 				rownext[w] = next;
-				rowvis[w] = vis | next;
+				if (next)
+					rowvis[w] = vis | next;
 			}
 		}
 	}
@@ -323,7 +326,8 @@ template <typename Idx, typename Off> void bu_run(kgpu_state *st, u64 level, kbf
 {
 	const kgpu_geom &g = st->g;
 	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
-	CUDA_CHECK(cudaMemsetAsync(rownext, 0, g.roww * 8, st->s));
+	if (st->o.bu_kernel != KGPU_BU_TILE) // the tile kernel writes every word of ROWNEXT
+		CUDA_CHECK(cudaMemsetAsync(rownext, 0, g.roww * 8, st->s));
 	const u64 split = (u64)st->o.bu_split;
 	const Off *rowptr = (const Off *)st->slot[KS_ROWPTR];
 	const Idx *colidx = (const Idx *)st->slot[KS_COLIDX];

@@ -22,7 +22,7 @@ kgpu_state *kgpu_state_of(kbfs_engine *e) { return (kgpu_state *)e->impl; }
 // bits in turn, its lanes summing tdeg of bits l and l + 32 (coalesced).
 template <typename T>
 __global__ void k_update(const u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
-			 const T *__restrict__ tdeg, u64 nbw, kgpu_counters *cnt)
+			 const T *__restrict__ tdeg, u64 nbw, kgpu_counters *cnt, kgpu_counters *pub)
 {
 	const int lane = threadIdx.x & 31;
 	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
@@ -51,15 +51,45 @@ __global__ void k_update(const u64 *__restrict__ recv, u64 *__restrict__ ownvis,
 	}
 	kgpu_count(&cnt->found, found);
 	kgpu_count(&cnt->tdeg, td);
+	// the last block to finish copies the level's counters to pinned host
+	// memory and zeroes them for the next level (no copy or memset queued)
+	__shared__ bool last;
+	__threadfence();
+	__syncthreads();
+	if (threadIdx.x == 0)
+		last = atomicAdd(&cnt->ticket, 1ull) == gridDim.x - 1;
+	__syncthreads();
+	if (last && threadIdx.x == 0) {
+		__threadfence();
+		volatile kgpu_counters *c = cnt;
+		pub->found = c->found;
+		pub->examined = c->examined;
+		pub->tdeg = c->tdeg;
+		pub->lfound = c->lfound;
+		c->found = c->examined = c->tdeg = c->lfound = c->nsel = c->nv = c->ticket = 0;
+		__threadfence_system();
+	}
 }
 
-// PL = KBFS_NONE on every row with a CSR entry (the others never leave
-// KBFS_NONE but for a root, cleared by k_reset_root).
-__global__ void k_reset_pl(const u64 *__restrict__ empty, u64 *__restrict__ pl, u64 nrows)
+// A search's start, one pass: FRONT and OWNVIS (nbw words) and ROWVIS (roww
+// words) cleared; PL = KBFS_NONE on every row with a CSR entry (the others
+// never leave KBFS_NONE but for a root, cleared by k_reset_root); the
+// counters zeroed.
+__global__ void k_reset(u64 *__restrict__ front, u64 *__restrict__ ownvis, u64 nbw, u64 *__restrict__ rowvis, u64 roww,
+			const u64 *__restrict__ empty, u64 *__restrict__ pl, u64 nrows, kgpu_counters *cnt)
 {
-	for (u64 r = blockIdx.x * (u64)blockDim.x + threadIdx.x; r < nrows; r += (u64)gridDim.x * blockDim.x)
+	const u64 t0 = blockIdx.x * (u64)blockDim.x + threadIdx.x, stride = (u64)gridDim.x * blockDim.x;
+	for (u64 w = t0; w < nbw; w += stride) {
+		front[w] = 0;
+		ownvis[w] = 0;
+	}
+	for (u64 w = t0; w < roww; w += stride)
+		rowvis[w] = 0;
+	for (u64 r = t0; r < nrows; r += stride)
 		if (!((empty[r >> 6] >> (r & 63)) & 1))
 			pl[r] = KBFS_NONE;
+	if (t0 == 0)
+		*cnt = kgpu_counters{};
 }
 
 // The root: owner marks FRONT and OWNVIS; its processor row marks the local
@@ -149,6 +179,9 @@ static void free_all(kgpu_state *st)
 		}
 	if (st->hcnt)
 		CUDA_CHECK(cudaFreeHost(st->hcnt));
+	if (st->hpub)
+		CUDA_CHECK(cudaFreeHost(st->hpub));
+	st->hpub = st->dpub = NULL;
 	if (st->hsegstat)
 		CUDA_CHECK(cudaFreeHost(st->hsegstat));
 	if (st->hform)
@@ -226,6 +259,10 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	st->cub_bytes = plan.a[KS_CUB].bytes;
 	st->cnt = (kgpu_counters *)st->slot[KS_CNT];
 	CUDA_CHECK(cudaMallocHost((void **)&st->hcnt, sizeof *st->hcnt));
+	CUDA_CHECK(cudaHostAlloc((void **)&st->hpub, sizeof *st->hpub, cudaHostAllocMapped));
+	CUDA_CHECK(cudaHostGetDevicePointer((void **)&st->dpub, st->hpub, 0));
+	memset(st->hpub, 0, sizeof *st->hpub);
+	st->last_mark = -1;
 	CUDA_CHECK(cudaMallocHost((void **)&st->hsegstat, st->g.nseg * sizeof *st->hsegstat));
 	CUDA_CHECK(cudaMallocHost((void **)&st->hform, st->g.nseg * sizeof *st->hform));
 	CUDA_CHECK(cudaMallocHost((void **)&st->huseg, st->g.nseg * sizeof *st->huseg));
@@ -292,21 +329,19 @@ static void reset(kbfs_engine *e, uint64_t root)
 	kgpu_state *st = kgpu_state_of(e);
 	const kpart_grid *g = &st->b->g;
 	KASSERT(root < g->N);
-	static const enum kbfs_buf zero[] = {KBFS_FRONT,  KBFS_OWNVIS,  KBFS_RECV, KBFS_COLFRONT,
-					     KBFS_ROWVIS, KBFS_ROWNEXT, KBFS_XRECV};
-	for (size_t k = 0; k < sizeof zero / sizeof *zero; k++)
-		CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, zero[k]), 0, st->slot_bytes[KS_BUF0 + zero[k]], st->s));
-	k_reset_pl<<<kgpu_blocks(st->g.nrows, 256, st->grid), 256, 0, st->s>>>((const u64 *)st->slot[KS_EMPTY],
-										kgpu_buf(st, KBFS_PL), st->g.nrows);
-	KGPU_LAUNCHED("k_reset_pl");
+	const cudaStream_t s = kgpu_queue(st);
+	// RECV, COLFRONT, XRECV and ROWNEXT are written whole before they are read
+	k_reset<<<kgpu_blocks(st->g.nrows, 256, st->grid), 256, 0, s>>>(
+		kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), st->g.nbw, kgpu_buf(st, KBFS_ROWVIS), st->g.roww,
+		(const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_PL), st->g.nrows, st->cnt);
+	KGPU_LAUNCHED("k_reset");
 	if (!st->g.pred_alias)
-		CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, KBFS_PRED), 0xff, st->g.nb * 8, st->s));
-	CUDA_CHECK(cudaMemsetAsync(st->cnt, 0, sizeof *st->cnt, st->s));
+		CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, KBFS_PRED), 0xff, st->g.nb * 8, s));
 	int owner = kpart_owner(g, root) == st->g.rank;
 	int inrow = kpart_owner_row(g, root) == st->g.i;
-	k_reset_root<<<1, 1, 0, st->s>>>(kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), kgpu_buf(st, KBFS_ROWVIS),
-					 kgpu_buf(st, KBFS_PL), owner, owner ? root - st->g.own_first : 0, inrow,
-					 inrow ? kpart_local_row(g, root) : 0, kbfs_packed(0, root), st->prev_root_row);
+	k_reset_root<<<1, 1, 0, s>>>(kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), kgpu_buf(st, KBFS_ROWVIS),
+				     kgpu_buf(st, KBFS_PL), owner, owner ? root - st->g.own_first : 0, inrow,
+				     inrow ? kpart_local_row(g, root) : 0, kbfs_packed(0, root), st->prev_root_row);
 	KGPU_LAUNCHED("k_reset_root");
 	st->prev_root_row = inrow ? kpart_local_row(g, root) : KBFS_NONE;
 }
@@ -322,43 +357,48 @@ void kgpu_counters_read(kgpu_state *st, kgpu_counters *out)
 static void top_down(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *out)
 {
 	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
+	kgpu_state_of(e)->enq++;
 	kgpu_top_down(kgpu_state_of(e), level, nf, out);
 }
 
 static void bottom_up(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *out)
 {
 	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
+	kgpu_state_of(e)->enq++;
 	kgpu_bottom_up(kgpu_state_of(e), level, nf, out);
 }
 
 static void update(kbfs_engine *e, kbfs_step *out)
 {
 	kgpu_state *st = kgpu_state_of(e);
+	const cudaStream_t s = kgpu_queue(st);
 	const int nbk = kgpu_blocks((st->g.nbw + 31) / 32, 256 / 32, st->grid);
 	if (st->g.tdeg64)
-		k_update<u64><<<nbk, 256, 0, st->s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
-						     kgpu_buf(st, KBFS_FRONT), (const u64 *)st->slot[KS_TDEG], st->g.nbw,
-						     st->cnt);
+		k_update<u64><<<nbk, 256, 0, s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
+						 kgpu_buf(st, KBFS_FRONT), (const u64 *)st->slot[KS_TDEG], st->g.nbw,
+						 st->cnt, st->dpub);
 	else
-		k_update<u32><<<nbk, 256, 0, st->s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
-						     kgpu_buf(st, KBFS_FRONT), (const u32 *)st->slot[KS_TDEG], st->g.nbw,
-						     st->cnt);
+		k_update<u32><<<nbk, 256, 0, s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
+						 kgpu_buf(st, KBFS_FRONT), (const u32 *)st->slot[KS_TDEG], st->g.nbw,
+						 st->cnt, st->dpub);
 	KGPU_LAUNCHED("k_update");
-	kgpu_counters c;
-	kgpu_counters_read(st, &c);
-	out->found = c.found;
-	out->examined = c.examined; // the local step's, unless it read them itself (step_sync)
-	out->tdeg = c.tdeg;
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+	const volatile kgpu_counters *c = st->hpub;
+	out->found = c->found;
+	out->examined = c->examined; // the local step's, unless it read them itself (step_sync)
+	out->tdeg = c->tdeg;
 }
 
 static void pack(kbfs_engine *e, enum kbfs_buf src, size_t nseg, enum kbfs_xmode mode, int compress, kbfs_desc *desc)
 {
+	kgpu_state_of(e)->enq++;
 	kgpu_pack(kgpu_state_of(e), src, nseg, mode, compress, desc);
 }
 
 static void unpack(kbfs_engine *e, enum kbfs_buf wire, size_t stride, size_t nseg, const kbfs_desc *desc,
 		   enum kbfs_buf dst, enum kbfs_merge merge)
 {
+	kgpu_state_of(e)->enq++;
 	kgpu_unpack(kgpu_state_of(e), wire, stride, nseg, desc, dst, merge);
 }
 
@@ -368,15 +408,26 @@ static void mark(kbfs_engine *e, int k)
 {
 	KASSERT(k >= 0 && k < KBFS_NMARK);
 	kgpu_state *st = kgpu_state_of(e);
+	// nothing queued since the last recorded point (earlier in the ring):
+	// this point is that one, and no event is recorded
+	if (st->enq == st->enq_marked && st->last_mark >= 0 && st->last_mark < k) {
+		st->mark_of[k] = st->mark_of[st->last_mark];
+		return;
+	}
 	CUDA_CHECK(cudaEventRecord(st->mark[k], st->s));
+	st->mark_of[k] = k;
+	st->last_mark = k;
+	st->enq_marked = st->enq;
 }
 
 static double elapsed(kbfs_engine *e, int a, int b)
 {
 	KASSERT(a >= 0 && a < KBFS_NMARK && b >= 0 && b < KBFS_NMARK);
 	kgpu_state *st = kgpu_state_of(e);
+	if (st->mark_of[a] == st->mark_of[b])
+		return 0;
 	float ms = 0;
-	CUDA_CHECK(cudaEventElapsedTime(&ms, st->mark[a], st->mark[b]));
+	CUDA_CHECK(cudaEventElapsedTime(&ms, st->mark[st->mark_of[a]], st->mark[st->mark_of[b]]));
 	return ms / 1e3;
 }
 
@@ -385,7 +436,7 @@ static void to_host(kbfs_engine *e, void *host, const void *src, size_t bytes)
 	kgpu_state *st = kgpu_state_of(e);
 	if (!bytes)
 		return;
-	CUDA_CHECK(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, st->s));
+	CUDA_CHECK(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, kgpu_queue(st)));
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 }
 
@@ -394,14 +445,14 @@ static void to_device(kbfs_engine *e, void *dst, const void *host, size_t bytes)
 	kgpu_state *st = kgpu_state_of(e);
 	if (!bytes)
 		return;
-	CUDA_CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, st->s));
+	CUDA_CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, kgpu_queue(st)));
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 }
 
 static void copy(kbfs_engine *e, void *dst, const void *src, size_t bytes)
 {
 	if (bytes && dst != src)
-		CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, kgpu_state_of(e)->s));
+		CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, kgpu_queue(kgpu_state_of(e))));
 }
 
 extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)

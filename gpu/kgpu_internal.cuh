@@ -119,7 +119,8 @@ struct kgpu_useg {          // one segment to decode
 // The local step adds lfound and examined, the update found and tdeg.
 struct kgpu_counters {
 	ull found, examined, tdeg, nsel, nv, lfound;
-	ull pad[2];
+	ull ticket; // blocks of the update kernel done (the last one publishes)
+	ull pad[1];
 };
 
 // ---- engine state -----------------------------------------------------------
@@ -139,8 +140,20 @@ struct kgpu_state {
 	kgpu_useg *huseg;      // pinned host, nseg
 	int grid;              // blocks for grid-stride kernels
 	cudaEvent_t mark[KBFS_NMARK]; // the level loop's time points
+	int mark_of[KBFS_NMARK];      // the event that stands for each point
+	int last_mark;         // the last point recorded (-1: none since set-up)
+	u64 enq, enq_marked;   // calls that queued work: in all, and at the last recorded point
+	kgpu_counters *hpub;   // mapped pinned host memory: the update's counters, published by its last block
+	kgpu_counters *dpub;   // the same, as the device sees it
 	u64 prev_root_row;     // local row of the last search's root here (KBFS_NONE: none)
 };
+// Every call that queues work on the engine's stream says so (marks with
+// nothing queued since the last one reuse its event).
+static inline cudaStream_t kgpu_queue(kgpu_state *st)
+{
+	st->enq++;
+	return st->s;
+}
 
 kgpu_state *kgpu_state_of(kbfs_engine *e);
 static inline u64 *kgpu_buf(kgpu_state *st, enum kbfs_buf w) { return (u64 *)st->slot[KS_BUF0 + w]; }

@@ -65,7 +65,7 @@ cudaStream_t stream_of(nccl_tp *tp)
 	kgpu_state *st = kgpu_state_of(tp->e);
 	if (!st || !st->s)
 		KBUG("nccl transport used before the cuda engine's setup");
-	return st->s;
+	return kgpu_queue(st);
 }
 
 void dcopy(cudaStream_t s, void *dst, const void *src, size_t bytes)

@@ -121,15 +121,18 @@ __global__ void k_piece_fill(const u32 *__restrict__ wlist, u64 nw, const u64 *_
 
 // One pass over F for a frontier of at most 64 * td_chunk columns: the
 // columns with local edges go to V (their degree to S) in any order, a
-// warp reserving its places with one atomic on cnt->nv; examined += their
-// degrees.
+// warp reserving its places with one atomic on cnt->nv (zero since the
+// last update); examined += their degrees.  Also clears ROWNEXT.
 template <typename Idx, typename Off>
 __global__ void k_td_collect(const u64 *__restrict__ colfront, u64 colw, const Off *__restrict__ colptr,
-			     Idx *__restrict__ V, Off *__restrict__ S, kgpu_counters *cnt)
+			     Idx *__restrict__ V, Off *__restrict__ S, u64 *__restrict__ rownext, u64 roww,
+			     kgpu_counters *cnt)
 {
 	const int lane = threadIdx.x & 31;
 	ull examined = 0;
 	const u64 stride = (u64)gridDim.x * blockDim.x;
+	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < roww; w += stride)
+		rownext[w] = 0; // ROWNEXT cleared here, before k_td_lb sets bits in it
 	for (u64 w0 = blockIdx.x * (u64)blockDim.x; w0 < colw; w0 += stride) {
 		const u64 w = w0 + threadIdx.x;
 		const u64 x0 = w < colw ? colfront[w] : 0;
@@ -364,14 +367,12 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64
 	c.col_first = g.col_first;
 	c.cnt = st->cnt;
 
-	CUDA_CHECK(cudaMemsetAsync(c.rownext, 0, g.roww * 8, s));
 	memset(out, 0, sizeof *out);
 	if (!st->o.step_sync && kernel == KGPU_K_LB && nf <= 64 * g.chunk_words) {
 		// the frontier's columns with edges gathered in one pass over F
 		// (their count on the device), the degree scan sized by nf
-		CUDA_CHECK(cudaMemsetAsync(&st->cnt->nv, 0, sizeof st->cnt->nv, s));
-		k_td_collect<Idx, Off><<<kgpu_blocks(g.colw, TD_BLOCK, st->grid), TD_BLOCK, 0, s>>>(
-			colfront, g.colw, c.colptr, V, S, st->cnt);
+		k_td_collect<Idx, Off><<<kgpu_blocks(g.colw > g.roww ? g.colw : g.roww, TD_BLOCK, st->grid), TD_BLOCK,
+					 0, s>>>(colfront, g.colw, c.colptr, V, S, c.rownext, g.roww, st->cnt);
 		KGPU_LAUNCHED("k_td_collect");
 		scan_inplace(st, S, (nf ? nf : 1) + 1);
 		if constexpr (sizeof(Idx) + sizeof(Off) > 8)
@@ -381,6 +382,7 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64
 		KGPU_LAUNCHED("k_td_lb");
 		return;
 	}
+	CUDA_CHECK(cudaMemsetAsync(c.rownext, 0, g.roww * 8, s));
 	size_t tb = st->cub_bytes;
 	CUDA_CHECK(cub::DeviceSelect::If(st->slot[KS_CUB], tb, thrust::counting_iterator<u32>(0), wlist, &st->cnt->nsel,
 					 (int64_t)g.colw, nonzero_word{colfront}, s));

@@ -161,6 +161,18 @@ static kbfs_level *new_level(kbfs_ctx *x)
 	return l;
 }
 
+/* Phase times of the levels whose marks are still in the ring. */
+static void level_times(kbfs_ctx *x)
+{
+	kbfs_engine *e = x->e;
+	e->sync(e);
+	for (; x->ntimed < x->nlv; x->ntimed++) {
+		const int m = (int)(x->ntimed % KBFS_MARK_LEVELS) * KBFS_MARKS_LEVEL;
+		for (int k = 0; k < KBFS_PH_ALLREDUCE; k++)
+			x->lv[x->ntimed].time[k] = e->elapsed(e, m + k, m + k + 1);
+	}
+}
+
 static int choose_direction(kbfs_ctx *x, int dir, uint64_t nf, uint64_t prev_nf, uint64_t mf, uint64_t mu)
 {
 	if (x->direction != KBFS_DIR_AUTO)
@@ -177,8 +189,8 @@ void kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 {
 	kbfs_engine *e = x->e;
 	kbfs_transport *t = x->t;
-	int verbose = x->verbose && t->rank(t, KBFS_WORLD) == 0;
 	x->nlv = 0;
+	x->ntimed = 0;
 	x->front_packed = 0;
 	e->reset(e, root);
 	uint64_t nf = 1, prev_nf = 0, mf = root_tdeg, mu = x->tdeg_total - root_tdeg;
@@ -197,47 +209,36 @@ void kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 		kbfs_step st, up;
 		uint64_t cnt[2 + KBFS_NXCHG + 1];
 		/* the phases are timed by the engine's marks (device events on a
-		 * GPU), so a level waits for the device once: in update() */
-		e->mark(e, 0);
+		 * GPU), read after the search, so a level waits for the device
+		 * once: in update() */
+		const int m = (int)((x->nlv - 1) % KBFS_MARK_LEVELS) * KBFS_MARKS_LEVEL;
+		e->mark(e, m + 0);
 		cnt[2 + KBFS_XG_EXPAND] = expand(x);
-		e->mark(e, 1);
+		e->mark(e, m + 1);
 		if (dir == KBFS_DIR_BU)
 			e->bottom_up(e, level, nf, &st);
 		else
 			e->top_down(e, level, nf, &st);
-		e->mark(e, 2);
+		e->mark(e, m + 2);
 		cnt[2 + KBFS_XG_FOLD] = fold(x);
-		e->mark(e, 3);
+		e->mark(e, m + 3);
 		e->update(e, &up);
 		x->front_packed = 0;
-		e->mark(e, 4);
+		e->mark(e, m + 4);
 		cnt[2 + KBFS_XG_SV] = share_visited(x);
-		e->mark(e, 5);
-		e->sync(e);
+		e->mark(e, m + 5);
 		double t5 = ktime();
 		cnt[0] = up.found;
 		cnt[1] = up.tdeg;
 		cnt[2 + KBFS_NXCHG] = st.examined + up.examined;
 		t->ctl_allreduce_sum_u64(t, KBFS_WORLD, cnt, 2 + KBFS_NXCHG + 1);
-		double t6 = ktime();
+		l->time[KBFS_PH_ALLREDUCE] = ktime() - t5;
 		l->found = cnt[0];
 		l->examined = cnt[2 + KBFS_NXCHG];
 		for (int k = 0; k < KBFS_NXCHG; k++)
 			l->bytes[k] = cnt[2 + k];
-		double *tm = l->time;
-		for (int k = 0; k < KBFS_PH_ALLREDUCE; k++)
-			tm[k] = e->elapsed(e, k, k + 1);
-		tm[KBFS_PH_ALLREDUCE] = t6 - t5;
-		double tl = 0;
-		for (int k = 0; k < KBFS_NPHASE; k++)
-			tl += tm[k];
-		if (verbose)
-			kinfo("root %llu level %llu %s: frontier %llu found %llu examined %llu bytes %llu/%llu/%llu "
-			      "time %.6f s",
-			      (unsigned long long)x->root_label, (unsigned long long)level, kbfs_dir_name(dir),
-			      (unsigned long long)nf, (unsigned long long)l->found, (unsigned long long)l->examined,
-			      (unsigned long long)l->bytes[0], (unsigned long long)l->bytes[1],
-			      (unsigned long long)l->bytes[2], tl);
+		if (x->nlv % KBFS_MARK_LEVELS == 0)
+			level_times(x); /* the ring of marks is full */
 		prev_nf = nf;
 		nf = cnt[0];
 		mf = cnt[1];
@@ -249,4 +250,21 @@ void kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 	}
 	t->reduce_scatter_min_u64(t, KBFS_ROW, B(x, KBFS_PL), B(x, KBFS_PRED), x->b->g.nb);
 	e->sync(e);
+}
+
+void kbfs_search_finish(kbfs_ctx *x)
+{
+	level_times(x);
+	if (!x->verbose || x->t->rank(x->t, KBFS_WORLD) != 0)
+		return;
+	for (size_t k = 0; k < x->nlv; k++) {
+		const kbfs_level *l = &x->lv[k];
+		double tl = 0;
+		for (int p = 0; p < KBFS_NPHASE; p++)
+			tl += l->time[p];
+		kinfo("root %llu level %u %s: frontier %llu found %llu examined %llu bytes %llu/%llu/%llu time %.6f s",
+		      (unsigned long long)x->root_label, l->level, kbfs_dir_name(l->dir), (unsigned long long)l->frontier,
+		      (unsigned long long)l->found, (unsigned long long)l->examined, (unsigned long long)l->bytes[0],
+		      (unsigned long long)l->bytes[1], (unsigned long long)l->bytes[2], tl);
+	}
 }

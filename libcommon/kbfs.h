@@ -61,6 +61,7 @@ typedef struct kbfs_ctx {
 	/* results of the last search */
 	kbfs_level *lv;
 	size_t nlv, lvcap;
+	size_t ntimed;         /* levels whose phase times are filled in */
 	uint64_t reached;      /* vertices reached, root included */
 	uint64_t tdeg_reached; /* sum of tdeg over them: nedge = tdeg_reached / 2 */
 	/* scratch */
@@ -79,6 +80,11 @@ void kbfs_ctx_free(kbfs_ctx *x);
  * Leaves the packed (level << 48 | parent) entries of the owned vertices
  * in the engine's KBFS_PRED and the per-level records in x.  Collective. */
 void kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg);
+/* After kbfs_search, outside its timing: fill in the levels' phase times
+ * (kept as engine marks during the search) and, with verbose, print a
+ * line a level on rank 0.  Collective only in that it may wait for the
+ * engine. */
+void kbfs_search_finish(kbfs_ctx *x);
 const char *kbfs_dir_name(int dir);
 
 /* ---- the program ---- */

@@ -506,6 +506,7 @@ static int run_one(kbfs_run *r, size_t k)
 	kbfs_search(x, rt->internal, rt->tdeg);
 	kcomm_barrier(r->world);
 	rt->time = ktime() - t0;
+	kbfs_search_finish(x);
 	kcomm_bcast(r->world, &rt->time, sizeof rt->time, 0);
 	rt->nedge = x->tdeg_reached / 2;
 	rt->reached = x->reached;
@@ -676,6 +677,7 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o)
 		r->ctx.root_label = r->res[0].input;
 		r->ctx.verbose = 0;
 		kbfs_search(&r->ctx, r->res[0].internal, r->res[0].tdeg);
+		kbfs_search_finish(&r->ctx);
 	}
 	r->ctx.verbose = o->verbose;
 	int failed = 0;

@@ -59,7 +59,10 @@
 #define KBFS_PARENT_MASK ((UINT64_C(1) << KBFS_PARENT_BITS) - 1)
 #define KBFS_MAX_LEVEL 0xFFFEu
 #define KBFS_NONE UINT64_MAX
-#define KBFS_NMARK 8
+/* Time marks: KBFS_MARKS_LEVEL a level, for a ring of KBFS_MARK_LEVELS levels. */
+#define KBFS_MARKS_LEVEL 6
+#define KBFS_MARK_LEVELS 64
+#define KBFS_NMARK (KBFS_MARKS_LEVEL * KBFS_MARK_LEVELS)
 
 static inline uint64_t kbfs_packed(uint64_t level, uint64_t parent) { return level << KBFS_PARENT_BITS | parent; }
 static inline uint64_t kbfs_packed_parent(uint64_t p) { return p == KBFS_NONE ? KBFS_NONE : p & KBFS_PARENT_MASK; }
@@ -151,10 +154,13 @@ struct kbfs_engine {
 	void (*update)(kbfs_engine *e, kbfs_step *st);
 	/* Phase timing: mark(e, k) records time point k (0 <= k < KBFS_NMARK)
 	 * as the moment the work queued before it is done; after sync(),
-	 * elapsed(e, a, b) is the seconds from point a to point b.  A host
-	 * engine, whose calls return with their work done, reads the host
-	 * clock; a device engine records events in its queue, so timing a
-	 * phase costs no wait. */
+	 * elapsed(e, a, b) is the seconds from point a to point b (points
+	 * recorded since the last sync, or in increasing order before it).
+	 * A host engine, whose calls return with their work done, reads the
+	 * host clock; a device engine records events in its queue (a point
+	 * with nothing queued since the last one is that one), so timing a
+	 * phase costs no wait, and the loop asks for the times only after
+	 * the search. */
 	void (*mark)(kbfs_engine *e, int k);
 	double (*elapsed)(kbfs_engine *e, int a, int b);
 

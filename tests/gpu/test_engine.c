@@ -82,6 +82,7 @@ static void search(kbfs_ctx *x, kcomm *w, uint64_t root, uint64_t tdeg, result *
 	kcomm_barrier(w);
 	double t0 = ktime();
 	kbfs_search(x, root, tdeg);
+	kbfs_search_finish(x);
 	kcomm_barrier(w);
 	r->time = ktime() - t0;
 	r->nlv = x->nlv < 256 ? x->nlv : 256;
