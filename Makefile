@@ -5,7 +5,7 @@
 #   make test       install missing packages, then run every test (TAP, under prove)
 #   make test-gpu   the GPU tests (skipped visibly without a GPU)
 #   make bench      the benchmarks in share/bench (not tests)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (programs, man pages, share/, bash completion)
 #
 # Switches: MPI=0 (serial build, no mpicc), CUDA=0 (no GPU engine), NCCL=0,
 # NVCC_GENCODE=..., V=1 (show commands), OPT=-O3.
@@ -18,6 +18,7 @@ man1dir   ?= $(mandir)/man1
 man5dir   ?= $(mandir)/man5
 man7dir   ?= $(mandir)/man7
 sharedir  ?= $(PREFIX)/share/kbfs
+bashcompdir ?= $(PREFIX)/share/bash-completion/completions
 
 VERSION   := 0.1.0
 OPT       ?= -O3
@@ -165,6 +166,8 @@ install: all
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(man1dir)
 	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(man5dir)
 	install -m 644 $(wildcard man/*.7) $(DESTDIR)$(man7dir)
+	install -d $(DESTDIR)$(bashcompdir)
+	for p in $(PROGS:bin/%=%); do install -m 644 share/bash-completion/kbfs $(DESTDIR)$(bashcompdir)/$$p || exit 1; done
 	cp -R share/. $(DESTDIR)$(sharedir)/
 
 clean:

@@ -3,6 +3,7 @@
 #include "klog.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,6 +46,7 @@ static void abort_hook(int code)
 enum { CHUNK = 1 << 30 };
 #endif
 
+#if KBUILD_MPI
 static int launched_by_mpirun(void)
 {
 	static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK",
@@ -54,6 +56,32 @@ static int launched_by_mpirun(void)
 			return 1;
 	return 0;
 }
+#else
+/* How many processes the launcher started, and which one this is (0 and -1
+ * when no launcher says). */
+static int launcher_env(const char *const *vars)
+{
+	for (int i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return atoi(v);
+	}
+	return -1;
+}
+
+static int launcher_size(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", NULL};
+	int n = launcher_env(vars);
+	return n > 0 ? n : 0;
+}
+
+static int launcher_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", NULL};
+	return launcher_env(vars);
+}
+#endif
 
 kcomm *kcomm_init(int *argc, char ***argv, int force)
 {
@@ -78,8 +106,16 @@ kcomm *kcomm_init(int *argc, char ***argv, int force)
 #else
 	(void)argc;
 	(void)argv;
-	if (launched_by_mpirun() && !force)
-		kwarn("built without MPI: running as one process per rank, each alone");
+	/* copies that cannot talk to each other would each do the whole job
+	 * alone (and write the same files): say why instead, once */
+	int n = launcher_size();
+	if (n > 1 && !force) {
+		if (launcher_rank() <= 0)
+			kerror("this %s was built without MPI, but %d copies were started (mpirun or srun): run one "
+			       "process, or install libopenmpi-dev and rebuild (make)",
+			       klog_prog(), n);
+		exit(KEXIT_USAGE);
+	}
 #endif
 	return &world_c;
 }
@@ -100,6 +136,26 @@ int kcomm_size(const kcomm *c) { return c->size; }
 kcomm *kcomm_world(void) { return &world_c; }
 const char *kcomm_host(void) { return host; }
 int kcomm_local_rank(void) { return local_rank; }
+
+void kcomm_library_version(char *buf, size_t len)
+{
+#if KBUILD_MPI
+	char v[MPI_MAX_LIBRARY_VERSION_STRING];
+	int n = 0;
+	if (MPI_Get_library_version(v, &n) == MPI_SUCCESS) {
+		/* the first line only (Open MPI adds its repository and date) */
+		v[n < (int)sizeof v ? n : (int)sizeof v - 1] = 0;
+		v[strcspn(v, "\n")] = 0;
+		while (*v && strlen(v) && (v[strlen(v) - 1] == ' ' || v[strlen(v) - 1] == ','))
+			v[strlen(v) - 1] = 0;
+		snprintf(buf, len, "%s", v);
+		return;
+	}
+	snprintf(buf, len, "unknown");
+#else
+	snprintf(buf, len, "none (built without MPI)");
+#endif
+}
 
 kcomm *kcomm_split(kcomm *c, int color, int key)
 {

@@ -34,6 +34,9 @@ kcomm *kcomm_world(void);
 const char *kcomm_host(void);
 /* Node-local rank (ranks sharing this host), for choosing a GPU. */
 int kcomm_local_rank(void);
+/* The MPI library's version (MPI_Get_library_version, its first line), or
+ * "none (built without MPI)".  Callable before kcomm_init. */
+void kcomm_library_version(char *buf, size_t len);
 /* Split c by color; ranks ordered by key. */
 kcomm *kcomm_split(kcomm *c, int color, int key);
 void kcomm_free(kcomm *c);

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Small conventions: bash completion installed and true to each program's
+# options; a build without MPI started by mpirun says so; --version names
+# the commit (from git, or "unknown" in a copy without .git, like a tarball).
+. "$(dirname "$0")/lib.sh"
+PROGS="kgen kpart kbfs kvalidate kstat"
+
+# ---- bash completion ----
+if make -s -C "$TOP" install PREFIX=/usr DESTDIR="$T/stage" >/dev/null 2>"$T/err"; then
+	ok "make install puts a completion under each program's name" sh -c \
+		"for p in $PROGS; do test -f '$T/stage/usr/share/bash-completion/completions/'\$p || exit 1; done"
+else
+	ok "make install" false
+fi
+# comp WORDS...: what the completion offers for the last word
+comp() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kbfs_complete "$1"; echo "${COMPREPLY[*]}"' \
+		_ "$TOP/share/bash-completion/kbfs" "$@"
+}
+is "$(comp kgen --imp)" "--import-format" "kgen --imp<TAB>"
+is "$(comp kgen -f '')" "kedge text g500 g500v2" "kgen -f <TAB>: the output formats"
+is "$(comp kbfs --direction b)" "bottom-up" "kbfs --direction b<TAB>"
+is "$(comp kpart --relabel '')" "degree none" "kpart --relabel <TAB>"
+for p in $PROGS; do
+	want=$($p --help | sed -n 's/^ \{1,\}\(-[A-Za-z], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\2/p' | sort | tr '\n' ' ')
+	is "$(comp $p -- | tr ' ' '\n' | sort | tr '\n' ' ')" "$want" "$p --<TAB>: every long option of $p --help"
+done
+# every choice the completion offers is one the program takes (not a usage error)
+bad=""
+while read -r prog opt choices; do
+	for c in $choices; do
+		case $prog in
+		kgen) kgen -s 1 "$opt" "$c" -o /dev/null --force >/dev/null 2>&1 ;;
+		kpart) kpart "$opt" "$c" -R 1 -C 1 -o "$T/nope.p" "$T/nope.kg" >/dev/null 2>&1 ;;
+		kbfs) kbfs "$opt" "$c" "$T/nope.p" >/dev/null 2>&1 ;;
+		esac
+		[ $? -ne 2 ] || bad="$bad $prog $opt $c;"
+	done
+done < <(sed -n 's/^\t"\([a-z]*\) \(--[a-z0-9-]*\)") echo "\(.*\)" ;;$/\1 \2 \3/p' "$TOP/share/bash-completion/kbfs")
+is "$bad" "" "every value the completion offers is accepted by its program"
+
+# ---- a build without MPI under mpirun ----
+mkdir "$T/src"
+cp -R "$TOP/Makefile" "$TOP/cmd" "$TOP/libcommon" "$TOP/gpu" "$T/src/"
+if make -s -C "$T/src" -j2 MPI=0 CUDA=0 bin/kbfs >/dev/null 2>"$T/err"; then
+	ok "a copy without .git builds with MPI=0" test -x "$T/src/bin/kbfs"
+	if have_mpi; then
+		kgen -s 8 -o "$T/g.kg" && kpart -q -R 2 -C 2 -o "$T/p" "$T/g.kg"
+		MPIRUN 4 "$T/src/bin/kbfs" "$T/p" >"$T/out" 2>"$T/err"
+		rc=$?
+		is "$rc $(grep -c 'built without MPI, but 4 copies were started' "$T/err")" "2 1" \
+			"kbfs built without MPI, under mpirun -np 4: exit 2, said once"
+	else
+		skip "no mpirun"
+	fi
+else
+	ok "MPI=0 build" false
+	sed 's/^/#   /' "$T/err" | head
+fi
+done_testing
