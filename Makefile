@@ -69,7 +69,7 @@ endif
 
 # ---- sources ---------------------------------------------------------------
 LIB_SRC  := $(sort $(wildcard libcommon/*.c))
-LIB_OBJ  := $(LIB_SRC:%.c=build/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=build/%.o) build/kcommit.o
 CMD_SRC  := $(sort $(wildcard cmd/*.c))
 PROGS    := $(CMD_SRC:cmd/%.c=bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
@@ -105,6 +105,19 @@ $(FLAGS_STAMP): FORCE
 $(KBUILD): $(FLAGS_STAMP)
 	@mkdir -p build
 	@printf '#define KBUILD_MPI %s\n#define KBUILD_CUDA %s\n#define KBUILD_NCCL %s\n' $(MPI) $(CUDA) $(NCCL) > $@
+
+# the commit being built (kbfs --version, the JSON record): HEAD, "-dirty"
+# when tracked files differ from it; "unknown" outside a git checkout of
+# its own (a tarball, even one unpacked inside another repository)
+KCOMMIT := $(shell [ -e .git ] && c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && \
+	{ git diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; } && echo $$c)
+build/kcommit.c: FORCE
+	@mkdir -p build
+	@printf 'const char kbfs_commit[] = "%s";\n' '$(or $(KCOMMIT),unknown)' | cmp -s - $@ || \
+		printf 'const char kbfs_commit[] = "%s";\n' '$(or $(KCOMMIT),unknown)' > $@
+
+build/kcommit.o: build/kcommit.c
+	$(Q)$(CC) $(CSTD) $(WARN) $(CFLAGS) -c $< -o $@
 
 build/%.o: %.c $(FLAGS_STAMP) $(KBUILD)
 	@mkdir -p $(dir $@)

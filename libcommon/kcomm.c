@@ -1,5 +1,6 @@
 #include "kcomm.h"
 #include "kbuild.h"
+#include "kio.h"
 #include "klog.h"
 
 #include <limits.h>
@@ -136,6 +137,11 @@ int kcomm_size(const kcomm *c) { return c->size; }
 kcomm *kcomm_world(void) { return &world_c; }
 const char *kcomm_host(void) { return host; }
 int kcomm_local_rank(void) { return local_rank; }
+
+int kcomm_progress_ok(void)
+{
+	return kio_progress_ok() || (!klog_quiet() && mpi_on && isatty(STDOUT_FILENO));
+}
 
 void kcomm_library_version(char *buf, size_t len)
 {

@@ -1,6 +1,7 @@
 #include "kgenrun.h"
 #include "kimport.h"
 #include "kio.h"
+#include "kprov.h"
 #include "klog.h"
 #include "ksink.h"
 
@@ -13,7 +14,7 @@ enum { CHUNK_EDGES = 1 << 20 };
 
 static void progress(uint64_t done, uint64_t total, double t0)
 {
-	if (!kio_progress_ok())
+	if (!kcomm_progress_ok())
 		return;
 	double dt = ktime() - t0;
 	fprintf(stderr, "\r%s: %5.1f%% of %" PRIu64 " edges, %.1f M edges/s   ", klog_prog(),
@@ -22,8 +23,16 @@ static void progress(uint64_t done, uint64_t total, double t0)
 		fputc('\n', stderr);
 }
 
+/* The edge file's generation time, kept with it (kprov.h); kedge only. */
+static void record_time(const kgenrun_opts *o, double seconds)
+{
+	if (o->format == KFMT_KEDGE && kprov_set_generation_time(o->out, seconds))
+		kinfo("'%s': cannot record the generation time as an attribute of the file", o->out);
+}
+
 int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 {
+	double tstart = ktime();
 	kgen_ctx g;
 	if (kgen_init(&g, &o->p) || !g.nedges) {
 		kerror("invalid generator parameters (scale %d, edgefactor %" PRIu64 ")", o->p.scale, o->p.edgefactor);
@@ -83,8 +92,8 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 		}
 	}
 	free(buf);
-	if (rank == 0)
-		rc = ksink_finish(sink);
+	if (rank == 0 && !(rc = ksink_finish(sink)))
+		record_time(o, ktime() - tstart);
 	return kcomm_agree(world, rc);
 }
 
@@ -171,6 +180,13 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 				else
 					rc = ksink_finish(sink);
 			}
+			/* an import's reading is its generation; a converted edge
+			 * file keeps the time its own generation took, if known */
+			double gt;
+			if (!rc && r.format != KIMPORT_KEDGE)
+				record_time(o, ktime() - t0);
+			else if (!rc && !kprov_get_generation_time(o->from, &gt))
+				record_time(o, gt);
 		}
 		if (rc != KEXIT_DATA && rc != KEXIT_IO && rc)
 			rc = KEXIT_DATA;

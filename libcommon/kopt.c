@@ -1,5 +1,6 @@
 #include "kopt.h"
 #include "klog.h"
+#include "kprov.h"
 #include "kbuild.h"
 
 #include <errno.h>
@@ -82,6 +83,7 @@ int kopt_choice(const char *opt, const char *arg, const char *const *choices)
 void kopt_version(FILE *fp)
 {
 	fprintf(fp, "%s (kbfs) %s\n", klog_prog(), KBFS_VERSION);
+	fprintf(fp, "commit: %s\n", kprov_commit());
 	fprintf(fp, "features: cuda=%s mpi=%s nccl=%s zlib=yes openmp=%s\n",
 		KBUILD_CUDA ? "yes" : "no", KBUILD_MPI ? "yes" : "no", KBUILD_NCCL ? "yes" : "no",
 #ifdef _OPENMP
@@ -99,7 +101,7 @@ void kopt_common_help(FILE *fp)
 	      "  -v, --verbose        more detail on stderr\n"
 	      "      --threads N      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
 	      "  -h, --help           print this help and exit\n"
-	      "  -V, --version        print version and build features and exit\n"
+	      "  -V, --version        print version, commit and build features and exit\n"
 	      "Exit status: 0 success, 1 data error or failed validation, 2 usage error,\n"
 	      "3 I/O error, 4 out of memory or device error.\n",
 	      fp);

@@ -34,6 +34,7 @@
 #include "kedge.h"
 #include "kio.h"
 #include "klog.h"
+#include "kprov.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,10 @@ static int write_build_info(const kpart_opts *o, const kpart_build_stats *st, co
 	kpart_manifest_add(&m, "host", "%s", kcomm_host());
 	if (o->argv)
 		kpart_manifest_add(&m, "command", "%s", o->argv);
+	/* kgen's time, when it came with the edge file (kprov.h) */
+	double gt;
+	if (!kprov_get_generation_time(o->input, &gt))
+		kpart_manifest_add(&m, "generation_time", "%.6f", gt);
 	char path[PATHMAX], name[PATHMAX];
 	snprintf(path, sizeof path, "%s/build-info", tmpdir);
 	snprintf(name, sizeof name, "%s/build-info", outdir);
@@ -276,13 +281,28 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 	kcomm_free(rowc);
 }
 
-/* Seconds since *since (then reset); printed by rank 0 with -v. */
+enum { NSTEPS = 5 };
+
+/* The start of step k of NSTEPS: on a terminal (and without -v, whose
+ * lines say the same) rank 0 names it; lap() ends the line with its time. */
+static void step(int me, int k, const char *what)
+{
+	if (me == 0 && !klog_verbose() && kcomm_progress_ok()) {
+		fprintf(stderr, "%s: %d/%d %s ...", klog_prog(), k, NSTEPS, what);
+		fflush(stderr);
+	}
+}
+
+/* Seconds since *since (then reset); printed by rank 0 with -v, or at the
+ * end of step()'s line on a terminal. */
 static double lap(int me, const char *what, double *since)
 {
 	double now = ktime(), d = now - *since;
 	*since = now;
-	if (me == 0)
+	if (me == 0 && klog_verbose())
 		kinfo("%-34s %8.3f s", what, d);
+	else if (me == 0 && *what && kcomm_progress_ok())
+		fprintf(stderr, " %.2f s\n", d);
 	return d;
 }
 
@@ -399,6 +419,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	if (rc)
 		goto out;
 	/* pass 1 */
+	step(me, 1, "pass 1: read, check, count");
 	nloc = P == 1 ? pl.RC : 1;
 	size_t H = (size_t)pl.RC * pl.nbk;
 	int S = kpart_slots(&pl);
@@ -455,6 +476,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 		free(ht);
 		ht = NULL;
 	}
+	step(me, 2, "pass 2: read, exchange, drop");
 	rc = kpart_pass2(&pl, comm, &s, parts, ht, S, o->round_tuples ? o->round_tuples : ROUND, o->input);
 	free(ht);
 	ht = NULL;
@@ -464,12 +486,15 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	r = NULL;
 	kpart_source_close(&s);
 	st->t_build += lap(me, "pass 2 (read, exchange, drop)", &tl);
+	step(me, 3, "sort, dedup: CSC");
 	for (int p = 0; p < nloc; p++)
 		kpart_build_csc(&pl, &parts[p]);
 	st->t_build += lap(me, "sort, dedup: CSC", &tl);
+	step(me, 4, o->relabel ? "degrees, relabel" : "degrees");
 	finish_parts(&pl, comm, parts, nloc, o->relabel, map);
 	st->t_build += lap(me, o->relabel ? "tdeg, relabel" : "tdeg", &tl);
 	/* the rank files (CSR made on the way, straight into them) */
+	step(me, 5, "CSR, rank files, manifest");
 	kpart_rankinfo *ri = kcalloc((size_t)pl.RC, sizeof *ri);
 	double tcsr = 0;
 	for (int p = 0; p < nloc && !rc; p++) {
@@ -509,9 +534,11 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	}
 	free(ri);
 	rc = kcomm_agree(comm, rc);
-	if (me == 0)
-		kinfo("%-34s %8.3f s (CSR %.3f s)", "CSR, rank files, manifest, rename", twr + lap(-1, "", &tl),
-		      tcsr);
+	twr += lap(-1, "", &tl);
+	if (me == 0 && klog_verbose())
+		kinfo("%-34s %8.3f s (CSR %.3f s)", "CSR, rank files, manifest, rename", twr, tcsr);
+	else if (me == 0 && kcomm_progress_ok())
+		fprintf(stderr, " %.2f s\n", twr);
 	st->nv = pl.g.nv;
 	st->N = pl.g.N;
 	st->M = hdr[3];

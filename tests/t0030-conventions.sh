@@ -39,11 +39,23 @@ while read -r prog opt choices; do
 done < <(sed -n 's/^\t"\([a-z]*\) \(--[a-z0-9-]*\)") echo "\(.*\)" ;;$/\1 \2 \3/p' "$TOP/share/bash-completion/kbfs")
 is "$bad" "" "every value the completion offers is accepted by its program"
 
+# ---- --version names the commit ----
+if [ -e "$TOP/.git" ] && head=$(git -C "$TOP" rev-parse --short=12 HEAD 2>/dev/null); then
+	for p in $PROGS; do
+		got=$($p --version | sed -n 's/^commit: //p')
+		ok "$p --version: commit $got is HEAD ($head), -dirty only with changes" \
+			sh -c "[ '$got' = '$head' ] || { [ '$got' = '$head-dirty' ] && ! git -C '$TOP' diff --quiet HEAD --; }"
+	done
+else
+	skip "not a git checkout: the commit is checked on the copy below"
+fi
+
 # ---- a build without MPI under mpirun ----
 mkdir "$T/src"
 cp -R "$TOP/Makefile" "$TOP/cmd" "$TOP/libcommon" "$TOP/gpu" "$T/src/"
 if make -s -C "$T/src" -j2 MPI=0 CUDA=0 bin/kbfs >/dev/null 2>"$T/err"; then
 	ok "a copy without .git builds with MPI=0" test -x "$T/src/bin/kbfs"
+	is "$("$T/src/bin/kbfs" --version | sed -n 's/^commit: //p')" "unknown" "... and its --version says commit unknown"
 	if have_mpi; then
 		kgen -s 8 -o "$T/g.kg" && kpart -q -R 2 -C 2 -o "$T/p" "$T/g.kg"
 		MPIRUN 4 "$T/src/bin/kbfs" "$T/p" >"$T/out" 2>"$T/err"
