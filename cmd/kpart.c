@@ -1,5 +1,6 @@
 /* kpart: build, check or dump the 2D partition of a graph (see kpart(1)). */
 #include "kcomm.h"
+#include "kedge.h"
 #include "kjson.h"
 #include "kio.h"
 #include "klog.h"
@@ -17,6 +18,7 @@ static _Noreturn void usage(FILE *fp, int status)
 		"Usage: kpart -R ROWS -C COLS [-o DIR] [--relabel degree|none] [--force] EDGEFILE|-\n"
 		"       mpirun -np ROWS*COLS kpart -R ROWS -C COLS ...   (ranks share the work)\n"
 		"       kpart --check DIR\n"
+		"       kpart --dry-run -R ROWS -C COLS (-s SCALE [-e N] | EDGEFILE) [--gpu-memory SIZE]\n"
 		"\n"
 		"Split the adjacency matrix of an edge file (kedge(5)) over a ROWS x COLS\n"
 		"processor grid, stored as CSC + CSR blocks, one rank file per processor,\n"
@@ -33,7 +35,16 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --force            replace an existing partition DIR (once the new one\n"
 		"                         is complete)\n"
 		"      --check DIR        verify a partition: checksums, sizes, structure\n"
-		"      --json             print a JSON record of the build on standard output\n");
+		"      --dry-run          build nothing: estimate the edge file, the partition\n"
+		"                         and the device memory per GPU of a kbfs run, from a\n"
+		"                         Graph500 scale (-s, -e) or an edge file's header\n"
+		"  -s, --scale SCALE      with --dry-run: a Kronecker graph of 2^SCALE vertices\n"
+		"  -e, --edgefactor N     with --dry-run -s: edges per vertex (default 16)\n"
+		"      --gpu-memory SIZE  with --dry-run: say whether it fits GPUs of SIZE\n"
+		"                         (80G, 141G, 1.5T; K, M, G, T are powers of 1024) and\n"
+		"                         the fewest that would; exit 4 when it does not fit\n"
+		"      --json             print a JSON record of the build (or of the\n"
+		"                         --dry-run estimate) on standard output\n");
 	kopt_common_help(fp);
 	exit(status);
 }
@@ -103,10 +114,61 @@ static void print_json(const kpart_opts *o, const kpart_build_stats *st)
 	kjson_writer_free(w);
 }
 
+/* "80G", "1.5T", "512M", "81920" (bytes); K, M, G, T are powers of 1024,
+ * an "iB" or "B" after them is allowed */
+static uint64_t parse_size(const char *opt, const char *arg)
+{
+	char *end;
+	double x = strtod(arg, &end);
+	int shift = 0;
+	const char *u = "KMGT", *k = *end ? strchr(u, *end & ~0x20) : NULL;
+	if (k && *end) {
+		shift = 10 * (int)(k - u + 1);
+		end++;
+		if (!strcmp(end, "iB") || !strcmp(end, "B"))
+			end += strlen(end);
+	}
+	if (end == arg || *end || !(x > 0) || x * (double)(UINT64_C(1) << shift) >= 1.8e19)
+		kopt_usage_error("%s: '%s' is not a size (like 80G)", opt, arg);
+	return (uint64_t)(x * (double)(UINT64_C(1) << shift));
+}
+
+/* kpart --dry-run: estimates only (kpart_estimate), on one process. */
+static int dry_run(const kpart_opts *o, int scale, uint64_t ef, uint64_t gpu_bytes, int json)
+{
+	uint64_t nv, M;
+	char what[512];
+	if (scale) {
+		nv = UINT64_C(1) << scale;
+		M = ef << scale;
+		snprintf(what, sizeof what, "kpart --dry-run: scale %d, edgefactor %llu", scale, (unsigned long long)ef);
+	} else {
+		kedge_reader *r;
+		kedge_info info;
+		int rc = kedge_open(o->input, &r, &info);
+		if (rc)
+			return rc;
+		nv = info.nv;
+		M = info.ne;
+		kedge_close(r);
+		snprintf(what, sizeof what, "kpart --dry-run: '%.400s'", o->input);
+	}
+	kpart_estimate e;
+	if (kpart_estimate_make(nv, M, o->R, o->C, &e)) {
+		kerror("a %dx%d grid has more blocks than the graph's %llu vertices", o->R, o->C, (unsigned long long)nv);
+		return KEXIT_USAGE;
+	}
+	if (json)
+		kpart_estimate_json(stdout, &e, gpu_bytes);
+	else
+		kpart_estimate_print(stdout, what, &e, gpu_bytes);
+	return gpu_bytes && e.device_bytes > gpu_bytes ? KEXIT_RESOURCE : 0;
+}
+
 int main(int argc, char **argv)
 {
 	klog_init(argv[0]);
-	enum { O_RELABEL = 256, O_FORCE, O_CHECK, O_JSON, O_THREADS, O_DUMP, O_DUMPL, O_WIDE, O_ROUND };
+	enum { O_RELABEL = 256, O_FORCE, O_CHECK, O_JSON, O_THREADS, O_DUMP, O_DUMPL, O_WIDE, O_ROUND, O_DRY, O_GPUMEM };
 	static const struct option opts[] = {
 		{"rows", required_argument, 0, 'R'},      {"cols", required_argument, 0, 'C'},
 		{"output", required_argument, 0, 'o'},    {"relabel", required_argument, 0, O_RELABEL},
@@ -114,6 +176,8 @@ int main(int argc, char **argv)
 		{"json", no_argument, 0, O_JSON},         {"threads", required_argument, 0, O_THREADS},
 		{"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
 		{"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
+		{"dry-run", no_argument, 0, O_DRY},       {"scale", required_argument, 0, 's'},
+		{"edgefactor", required_argument, 0, 'e'}, {"gpu-memory", required_argument, 0, O_GPUMEM},
 		/* for tests, not documented */
 		{"dump", required_argument, 0, O_DUMP},   {"dump-layout", required_argument, 0, O_DUMPL},
 		{"wide", no_argument, 0, O_WIDE},         {"round-tuples", required_argument, 0, O_ROUND},
@@ -121,8 +185,9 @@ int main(int argc, char **argv)
 	static const char *const relabels[] = {"none", "degree", NULL};
 	kpart_opts o = {.R = 0, .C = 0, .relabel = KPART_RELABEL_DEGREE};
 	const char *check = NULL, *dump = NULL;
-	int json = 0, layout = 0, threads = 0, c;
-	while ((c = getopt_long(argc, argv, "R:C:o:qvhV", opts, NULL)) != -1) {
+	int json = 0, layout = 0, threads = 0, dry = 0, scale = 0, c;
+	uint64_t ef = 0, gpu_bytes = 0;
+	while ((c = getopt_long(argc, argv, "R:C:o:s:e:qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'R': o.R = (int)kopt_u64("-R", optarg, 1, 1 << 20); break;
 		case 'C': o.C = (int)kopt_u64("-C", optarg, 1, 1 << 20); break;
@@ -136,12 +201,36 @@ int main(int argc, char **argv)
 		case O_DUMPL: dump = optarg, layout = 1; break;
 		case O_WIDE: o.wide = 1; break;
 		case O_ROUND: o.round_tuples = kopt_u64("--round-tuples", optarg, 1, UINT64_C(1) << 40); break;
+		case O_DRY: dry = 1; break;
+		case 's': scale = (int)kopt_u64("-s", optarg, 1, 42); break;
+		case 'e': ef = kopt_u64("-e", optarg, 1, 1u << 20); break;
+		case O_GPUMEM: gpu_bytes = parse_size("--gpu-memory", optarg); break;
 		case 'q': klog_set_quiet(1); break;
 		case 'v': klog_set_verbose(1); break;
 		case 'h': usage(stdout, 0);
 		case 'V': kopt_version(stdout); return kio_close_stdout();
 		default: fprintf(stderr, "Try 'kpart --help' for more information.\n"); return KEXIT_USAGE;
 		}
+	}
+	if (!dry && (scale || ef || gpu_bytes))
+		kopt_usage_error("-s, -e and --gpu-memory go with --dry-run");
+	if (dry) {
+		if (check || dump)
+			kopt_usage_error("--dry-run and --check exclude each other");
+		if (!o.R || !o.C)
+			kopt_usage_error("give the grid with -R ROWS and -C COLS");
+		if (ef && !scale)
+			kopt_usage_error("-e goes with -s");
+		if (scale ? optind < argc : optind + 1 != argc)
+			kopt_usage_error(scale ? "-s and an edge file exclude each other" : optind == argc
+					 ? "give -s SCALE or an edge file" : "unexpected argument '%s'",
+					 argv[optind + (optind < argc && !scale)]);
+		if (scale && (ef ? ef : 16) > (UINT64_MAX >> scale))
+			kopt_usage_error("edgefactor x 2^scale does not fit in 64 bits");
+		o.input = scale ? NULL : argv[optind];
+		int rc = dry_run(&o, scale, ef ? ef : 16, gpu_bytes, json);
+		int rc2 = kio_close_stdout();
+		return rc ? rc : rc2;
 	}
 	if (check || dump) {
 		if (optind < argc)

@@ -262,6 +262,35 @@ int kpart_dump(const char *dir, FILE *out, int layout);
  *   + 4*ncols/8 + 4*nrows/8                 8 bitmaps (4 of N/C, 4 of N/R bits)
  *   + 4*8*nb                                4 nb-sized u64 arrays */
 uint64_t kpart_device_bytes(const kpart_grid *g, uint64_t nnz, int idx64);
+/* ---- estimates before building (kpart_estimate.c, kpart --dry-run) ---- */
+typedef struct kpart_estimate {
+	uint64_t nv, M;
+	int R, C;
+	kpart_grid g;
+	int idx64;
+	uint64_t nnz_rank;        /* the busiest rank's stored edges (upper estimate) */
+	uint64_t rank_file_bytes; /* its rank file (kpart(5)'s size formula) */
+	uint64_t edge_file_bytes; /* the kedge file of M tuples */
+	uint64_t device_bytes;    /* kpart_device_bytes of the busiest rank */
+} kpart_estimate;
+/* From nv vertices and M tuples on an R x C grid: nnz per rank at most
+ * 2M/(R C) (no duplicate or self-loop removed), 15% more on the busiest
+ * rank when R C > 1.  0, or -1 when the grid does not fit the graph. */
+int kpart_estimate_make(uint64_t nv, uint64_t M, int R, int C, kpart_estimate *e);
+/* The most square grid (R <= C) of the fewest ranks, a power of two, whose
+ * estimate fits GPUs of gpu_bytes: 0, or -1 when none of up to
+ * KPART_MAX_PROCS does. */
+int kpart_estimate_fit(uint64_t nv, uint64_t M, uint64_t gpu_bytes, int *R, int *C);
+/* Lines in human units under the title what; with gpu_bytes != 0, whether
+ * it fits and the fewest GPUs of that size that would. */
+void kpart_estimate_print(FILE *fp, const char *what, const kpart_estimate *e, uint64_t gpu_bytes);
+/* The same as one JSON object (bytes): nv, M, R, C, nnz_rank_max,
+ * index_bits, edge_file_bytes, rank_file_bytes_max, device_bytes_max; with
+ * gpu_bytes also fits, fewest_gpus and fewest_grid {R, C}. */
+void kpart_estimate_json(FILE *fp, const kpart_estimate *e, uint64_t gpu_bytes);
+/* "17.35 GiB", "512 B" (binary units) */
+const char *kpart_human_bytes(char *buf, size_t len, uint64_t n);
+
 /* Per-rank table (nb, nnz, non-empty columns and rows, bytes, device
  * bytes), edge imbalance (max/mean); json != 0 writes one JSON document. */
 int kpart_report(const char *dir, FILE *out, int json);

@@ -1,0 +1,63 @@
+#!/bin/bash
+# kpart --dry-run: what a partition and a kbfs run will need, from a scale
+# and a grid or from an edge file's header, on any machine (no GPU, nothing
+# built): upper estimates that hold against the partitions kpart builds.
+. "$(dirname "$0")/lib.sh"
+# jget FILE KEY: a number from a JSON object
+jget() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+
+kgen -s 14 -o "$T/g14.kg"
+for g in 1x1 2x2 1x4 4x2; do
+	R=${g%x*} C=${g#*x}
+	kpart --dry-run --json -s 14 -R "$R" -C "$C" >"$T/est.json" 2>"$T/err"
+	kpart -q -R "$R" -C "$C" -o "$T/p$g" "$T/g14.kg"
+	kstat --json "$T/p$g" >"$T/real.json"
+	est=$(jget "$T/est.json" device_bytes_max) real=$(jget "$T/real.json" device_bytes_max)
+	ok "scale 14 $g: device memory estimate $est >= the partition's $real, within 1.5x" \
+		test "$est" -ge "$real" -a "$((est * 2))" -le "$((real * 3))"
+	bytes=$(du -b "$T/p$g"/rank-*.kpart | sort -n | tail -1 | cut -f1)
+	est=$(jget "$T/est.json" rank_file_bytes_max)
+	ok "scale 14 $g: rank file estimate $est >= the largest built ($bytes), within 1.5x" \
+		test "$est" -ge "$bytes" -a "$((est * 2))" -le "$((bytes * 3))"
+done
+est=$(jget "$T/est.json" edge_file_bytes) size=$(stat -c %s "$T/g14.kg")
+ok "the edge file estimate ($est) is its size ($size) within 1%" test "$((est * 100))" -ge "$((size * 99))" -a "$((est * 100))" -le "$((size * 101))"
+
+# from an edge file's header: the same estimate as from its scale
+kpart --dry-run --json -R 2 -C 2 "$T/g14.kg" >"$T/hdr.json"
+kpart --dry-run --json -s 14 -R 2 -C 2 >"$T/sc.json"
+is "$(jget "$T/hdr.json" device_bytes_max) $(jget "$T/hdr.json" nnz_rank_max)" \
+	"$(jget "$T/sc.json" device_bytes_max) $(jget "$T/sc.json" nnz_rank_max)" "an edge file's header gives the estimate its scale gives"
+
+# the human report, and a GPU size
+run_ok "kpart --dry-run -s 26 -R 2 -C 2 --gpu-memory 80G" kpart --dry-run -s 26 -R 2 -C 2 --gpu-memory 80G
+ok "... in human units (GiB), device memory per GPU" grep -q '^  device memory per GPU   up to [0-9.]* GiB' "$T/out"
+ok "... fits" grep -q '^  fits GPUs of 80.0 GiB' "$T/out"
+kpart --dry-run -s 30 -R 1 -C 1 --gpu-memory 80G >"$T/o2" 2>"$T/err"
+is "$? $(grep -c '^  does not fit GPUs of 80.0 GiB' "$T/o2")" "4 1" "scale 30 on one 80 GiB GPU: does not fit, exit 4"
+ok "... and the report names the fewest GPUs that would" grep -q '^  fewest GPUs of 80.0 GiB that fit: [0-9]* (grid [0-9]*x[0-9]*' "$T/o2"
+kpart --dry-run --json -s 30 -R 1 -C 1 --gpu-memory 80G >"$T/f.json"
+P=$(jget "$T/f.json" fewest_gpus)
+python3 -c "import json; g=json.load(open('$T/f.json'))['fewest_grid']; print(g['R'], g['C'])" >"$T/grid"
+read -r FR FC <"$T/grid"
+kpart --dry-run -s 30 -R "$FR" -C "$FC" --gpu-memory 80G >/dev/null
+ok "the fewest grid ($FR x $FC = $P GPUs) does fit" test $? -eq 0
+half=$((P / 2))
+if [ "$half" -ge 1 ]; then
+	read -r HR HC < <(python3 -c "
+import math; p=$half; r=int(math.isqrt(p))
+while r > 1 and p % r: r -= 1
+print(r, p // r)")
+	kpart --dry-run -s 30 -R "$HR" -C "$HC" --gpu-memory 80G >/dev/null
+	ok "half as many ($HR x $HC) does not" test $? -eq 4
+fi
+
+# usage
+must_fail 2 "--dry-run without a grid" kpart --dry-run -s 20
+must_fail 2 "--dry-run with -s and an edge file" kpart --dry-run -s 20 -R 1 -C 1 "$T/g14.kg"
+must_fail 2 "--dry-run with neither" kpart --dry-run -R 1 -C 1
+must_fail 2 "--gpu-memory without --dry-run" kpart -R 1 -C 1 --gpu-memory 80G "$T/g14.kg"
+must_fail 2 "a size that is not one" kpart --dry-run -s 20 -R 1 -C 1 --gpu-memory 80X
+must_fail 2 "-s 43" kpart --dry-run -s 43 -R 1 -C 1
+must_fail 1 "a file that is not an edge file" kpart --dry-run -R 1 -C 1 "$TOP/README.md"
+done_testing
