@@ -75,17 +75,19 @@ PROGS    := $(CMD_SRC:cmd/%.c=bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNITS    := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 
+# gpu/: the .cu files, or kgpu_none.c without CUDA; the other .c files in both
+GPU_C_SRC := $(filter-out gpu/kgpu_none.c,$(sort $(wildcard gpu/*.c)))
 ifeq ($(CUDA),1)
-GPU_SRC  := $(sort $(wildcard gpu/*.cu))
-GPU_OBJ  := $(GPU_SRC:%.cu=build/%.o)
+GPU_SRC  := $(sort $(wildcard gpu/*.cu)) $(GPU_C_SRC)
+GPU_OBJ  := $(patsubst %.c,build/%.o,$(GPU_SRC:%.cu=build/%.o))
 GPU_LIB  := build/libkgpu.a
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
 GPU_LDLIBS := -L$(CUDA_LIBDIR) -lcudart $(if $(filter 1,$(NCCL)),-lnccl) -lstdc++
 NVCCFLAGS ?= -O3 -g -lineinfo
 NVCCFLAGS += -std=c++17 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Wno-unused-parameter,-fopenmp
 else
-GPU_SRC  := gpu/kgpu_none.c
-GPU_OBJ  := build/gpu/kgpu_none.o
+GPU_SRC  := gpu/kgpu_none.c $(GPU_C_SRC)
+GPU_OBJ  := $(GPU_SRC:%.c=build/%.o)
 GPU_LIB  := build/libkgpu.a
 GPU_LDLIBS :=
 endif
@@ -140,7 +142,7 @@ $(GPU_LIB): $(GPU_OBJ)
 bin/%: build/cmd/%.o build/libcommon.a $(GPU_LIB)
 	@mkdir -p bin
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(GPU_LIB) build/libcommon.a $(GPU_LIB) $(GPU_LDLIBS) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(GPU_LIB) build/libcommon.a $(GPU_LDLIBS) $(LDLIBS)
 
 build/tests/%: build/tests/unit/%.o build/libcommon.a
 	@mkdir -p build/tests

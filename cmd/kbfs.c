@@ -1,5 +1,5 @@
 /* kbfs: distributed 2D breadth-first search on a partition (see kbfs(1)). */
-#include "kbfs.h"
+#include "kbfs_run.h"
 #include "kcomm.h"
 #include "kgpu.h"
 #include "kio.h"
@@ -87,11 +87,8 @@ int main(int argc, char **argv)
 	kbfs_opts_default(&o);
 	o.argc = argc;
 	o.argv = argv;
-	static const char *const dirs[] = {"auto", "top-down", "bottom-up", NULL};
-	static const char *const xchg[] = {"bitmap", "list", "auto", NULL};
-	static const char *const engines[] = {"cpu", "cuda", "auto", NULL};
-	static const char *const pfmt[] = {"text", "bin", NULL};
-	static const char *const transports[] = {"auto", "mpi", "nccl", NULL}; /* enum kbfs_transport_kind */
+	kgpu_opts gpu;
+	kgpu_opts_default(&gpu);
 	uint64_t *roots = NULL;
 	size_t nroots = 0;
 	int c;
@@ -108,41 +105,41 @@ int main(int argc, char **argv)
 			break;
 		case O_ROOTS: o.roots_file = optarg; break;
 		case O_NOWARM: o.warmup = 0; break;
-		case O_DIR: o.direction = kopt_choice("--direction", optarg, dirs); break;
-		case O_ALPHA: o.alpha = kopt_double("--alpha", optarg, 1e-9, 1e18); break;
-		case O_BETA: o.beta = kopt_double("--beta", optarg, 1e-9, 1e18); break;
-		case O_XCHG: o.exchange = kopt_choice("--exchange", optarg, xchg); break;
-		case O_NOCOMP: o.compress = 0; break;
-		case O_NOSV: o.sv = 0; break;
-		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, engines); break;
+		case O_DIR: o.algo.direction = kopt_choice("--direction", optarg, kbfs_dir_names); break;
+		case O_ALPHA: o.algo.alpha = kopt_double("--alpha", optarg, 1e-9, 1e18); break;
+		case O_BETA: o.algo.beta = kopt_double("--beta", optarg, 1e-9, 1e18); break;
+		case O_XCHG: o.algo.exchange = kopt_choice("--exchange", optarg, kbfs_xmode_names); break;
+		case O_NOCOMP: o.algo.compress = 0; break;
+		case O_NOSV: o.algo.sv = 0; break;
+		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kbfs_engine_names); break;
 		case O_NOVAL: o.validate = 0; break;
 		case O_JSON: o.json = optarg; break;
 		case O_PRED: o.pred_out = optarg; break;
-		case O_PFMT: o.pred_binary = kopt_choice("--pred-format", optarg, pfmt); break;
+		case O_PFMT: o.pred_binary = kopt_choice("--pred-format", optarg, kbfs_pred_format_names); break;
 		case O_DEPTH: o.depth_out = optarg; break;
 		case O_THREADS: o.threads = (int)kopt_u64("--threads", optarg, 1, 4096); break;
 		case O_KERNEL:
-			o.gpu.kernel = kgpu_kernel_parse(optarg);
-			if (o.gpu.kernel < 0)
+			gpu.kernel = kgpu_kernel_parse(optarg);
+			if (gpu.kernel < 0)
 				kopt_usage_error("--kernel: '%s' is not one of %s", optarg, kgpu_kernel_names());
 			break;
-		case O_VBFSK: o.gpu.vbfs_k = (int)kopt_u64("--vbfs-k", optarg, 1, 1 << 20); break;
-		case O_GPU: o.gpu.gpu = (int)kopt_u64("--gpu", optarg, 0, 1 << 16); break;
-		case O_BUSPLIT: o.gpu.bu_split = (int)kopt_u64("--bu-split", optarg, 0, 1 << 20); break;
+		case O_VBFSK: gpu.vbfs_k = (int)kopt_u64("--vbfs-k", optarg, 1, 1 << 20); break;
+		case O_GPU: gpu.gpu = (int)kopt_u64("--gpu", optarg, 0, 1 << 16); break;
+		case O_BUSPLIT: gpu.bu_split = (int)kopt_u64("--bu-split", optarg, 0, 1 << 20); break;
 		case O_BUBATCH:
-			o.gpu.bu_batch = (int)kopt_u64("--bu-batch", optarg, 1, 8);
-			if (o.gpu.bu_batch & (o.gpu.bu_batch - 1))
+			gpu.bu_batch = (int)kopt_u64("--bu-batch", optarg, 1, 8);
+			if (gpu.bu_batch & (gpu.bu_batch - 1))
 				kopt_usage_error("--bu-batch: '%s' is not 1, 2, 4 or 8", optarg);
 			break;
-		case O_BUROWS: o.gpu.bu_rows = (int)kopt_u64("--bu-rows", optarg, 1, 2); break;
+		case O_BUROWS: gpu.bu_rows = (int)kopt_u64("--bu-rows", optarg, 1, 2); break;
 		case O_BUKERNEL:
-			o.gpu.bu_kernel = kgpu_bu_kernel_parse(optarg);
-			if (o.gpu.bu_kernel < 0)
+			gpu.bu_kernel = kgpu_bu_kernel_parse(optarg);
+			if (gpu.bu_kernel < 0)
 				kopt_usage_error("--bu-kernel: '%s' is not one of tile, word", optarg);
 			break;
-		case O_NOBUFIRST: o.gpu.bu_first = 0; break;
-		case O_STEPSYNC: o.gpu.step_sync = 1; break;
-		case O_TRANSPORT: o.transport = kopt_choice("--transport", optarg, transports); break;
+		case O_NOBUFIRST: gpu.bu_first = 0; break;
+		case O_STEPSYNC: gpu.step_sync = 1; break;
+		case O_TRANSPORT: o.transport = kopt_choice("--transport", optarg, kbfs_transport_names); break;
 		case O_DRYRUN: o.dry_run = 1; break;
 		case 'q': klog_set_quiet(1); break;
 		case 'v': klog_set_verbose(1); o.verbose = 1; break;
@@ -169,7 +166,9 @@ int main(int argc, char **argv)
 	o.roots = roots;
 	o.nroots_given = nroots;
 	kcomm *world = kcomm_init(&argc, &argv, 0);
-	int rc = kbfs_main(world, argv[optind], &o);
+	kbfs_device dev;
+	kgpu_kbfs_device(&dev, &gpu);
+	int rc = kbfs_main(world, argv[optind], &o, &dev);
 	int rc2 = kcomm_rank(world) == 0 ? kio_close_stdout() : 0;
 	kcomm_finalize();
 	free(roots);

@@ -18,8 +18,9 @@
  * in the same order): kgpu_bind, kgpu_plan when the GPU is not bound yet,
  * e->setup of the CUDA engine, and the NCCL transport's setup.
  *
- * Who calls: cmd/kbfs.c (engine selection, --dry-run, -v reports) and the
- * GPU tests.  Nothing here is used by the CPU engine.
+ * Who calls: cmd/kbfs.c (options and kgpu_kbfs_device, through which the
+ * kbfs program of libcommon chooses, plans and reports the engine) and the
+ * GPU tests.  Nothing in libcommon calls gpu/: gpu/ builds on libcommon.
  */
 #ifndef KGPU_H
 #define KGPU_H
@@ -151,6 +152,7 @@ typedef struct kgpu_devinfo {
 	int sms;
 	uint64_t total_bytes; /* device memory */
 	uint64_t free_bytes;  /* free when asked */
+	uint64_t key;         /* the GPU across ranks: a hash of (host, UUID), equal on the ranks sharing it */
 } kgpu_devinfo;
 /* Fill *d (binding with defaults if needed: then collective).  0 or a
  * KEXIT code after kerror(). */
@@ -189,6 +191,12 @@ void kgpu_plan_print(FILE *fp, const kgpu_plan_t *plan);
  * kerror() naming the first array that does not fit, the bytes needed and
  * free and what to do, and returns KEXIT_RESOURCE. */
 int kgpu_plan_check(const kgpu_plan_t *plan, uint64_t needed_on_gpu);
+
+/* The CUDA engine as a device of the kbfs program (kbfs_run.h; built with
+ * or without CUDA, kgpu_kbfs.c): fills *d with o kept by pointer.  One
+ * kbfs_main at a time per process. */
+struct kbfs_device;
+void kgpu_kbfs_device(struct kbfs_device *d, const kgpu_opts *o);
 
 #ifdef __cplusplus
 }

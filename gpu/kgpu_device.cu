@@ -192,6 +192,7 @@ extern "C" int kgpu_device_info(kgpu_devinfo *d)
 	d->cc_major = bound_prop.major;
 	d->cc_minor = bound_prop.minor;
 	d->sms = bound_prop.multiProcessorCount;
+	d->key = bound_key;
 	kgpu_mem_info(&d->free_bytes, &d->total_bytes);
 	return 0;
 }

@@ -22,9 +22,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const kbfs_dir_names[] = {"auto", "top-down", "bottom-up", NULL};
+const char *const kbfs_xmode_names[] = {"bitmap", "list", "auto", NULL};
+const char *const kbfs_phase_names[KBFS_NPHASE] = {"expand", "local", "fold", "update", "sv", "allreduce"};
+const char *const kbfs_xchg_names[KBFS_NXCHG] = {"expand", "fold", "sv"};
+
 const char *kbfs_dir_name(int dir)
 {
-	return dir == KBFS_DIR_BU ? "bottom-up" : dir == KBFS_DIR_TD ? "top-down" : "auto";
+	return kbfs_dir_names[dir == KBFS_DIR_BU || dir == KBFS_DIR_TD ? dir : KBFS_DIR_AUTO];
+}
+
+void kbfs_algo_default(kbfs_algo *a)
+{
+	a->direction = KBFS_DIR_AUTO;
+	a->alpha = 14;
+	a->beta = 24;
+	a->exchange = KBFS_X_AUTO;
+	a->compress = 1;
+	a->sv = 1;
 }
 
 uint64_t kbfs_wire_cap(const kpart_block *b, int exchange, int compress)
@@ -44,6 +59,8 @@ void kbfs_ctx_init(kbfs_ctx *x, const kpart_block *b, kbfs_engine *e, kbfs_trans
 	x->b = b;
 	x->e = e;
 	x->t = t;
+	kbfs_algo_default(&x->algo);
+	x->wire_cap = kbfs_wire_cap(b, x->algo.exchange, x->algo.compress);
 	size_t p = (size_t)(b->g.R > b->g.C ? b->g.R : b->g.C);
 	x->d = kcalloc(p, sizeof *x->d);
 	x->rd = kcalloc(p, sizeof *x->rd);
@@ -74,7 +91,7 @@ static uint64_t gather_front(kbfs_ctx *x, enum kbfs_axis axis, enum kbfs_buf dst
 	kbfs_transport *t = x->t;
 	int p = t->size(t, axis);
 	if (!x->front_packed) {
-		e->pack(e, KBFS_FRONT, 1, (enum kbfs_xmode)x->exchange, x->compress, &x->front_desc);
+		e->pack(e, KBFS_FRONT, 1, (enum kbfs_xmode)x->algo.exchange, x->algo.compress, &x->front_desc);
 		x->front_packed = 1;
 	}
 	t->ctl_allgather_u64(t, axis, x->front_desc, x->rd);
@@ -96,7 +113,7 @@ static uint64_t expand(kbfs_ctx *x)
 		x->e->copy(x->e, B(x, KBFS_COLFRONT), B(x, KBFS_FRONT), seg_bytes(x));
 		return 0;
 	}
-	if (x->exchange == KBFS_X_BITMAP) {
+	if (x->algo.exchange == KBFS_X_BITMAP) {
 		t->allgather(t, KBFS_COL, B(x, KBFS_FRONT), seg_bytes(x), B(x, KBFS_COLFRONT));
 		return seg_bytes(x) * (uint64_t)(R - 1);
 	}
@@ -112,14 +129,14 @@ static uint64_t fold(kbfs_ctx *x)
 		e->copy(e, B(x, KBFS_RECV), B(x, KBFS_ROWNEXT), seg_bytes(x));
 		return 0;
 	}
-	if (x->exchange == KBFS_X_BITMAP) {
+	if (x->algo.exchange == KBFS_X_BITMAP) {
 		t->alltoall(t, KBFS_ROW, B(x, KBFS_ROWNEXT), seg_bytes(x), B(x, KBFS_XRECV));
 		for (int m = 0; m < C; m++)
 			x->rd[m] = kbfs_desc_make(seg_bytes(x), KBFS_FMT_BITMAP);
 		e->unpack(e, KBFS_XRECV, seg_bytes(x), (size_t)C, x->rd, KBFS_RECV, KBFS_M_OR_ALL);
 		return seg_bytes(x) * (uint64_t)(C - 1);
 	}
-	e->pack(e, KBFS_ROWNEXT, (size_t)C, (enum kbfs_xmode)x->exchange, x->compress, x->d);
+	e->pack(e, KBFS_ROWNEXT, (size_t)C, (enum kbfs_xmode)x->algo.exchange, x->algo.compress, x->d);
 	t->ctl_alltoall_u64(t, KBFS_ROW, x->d, x->rd);
 	size_t *sc = x->cnt, *sd = sc + C, *rc = sd + C, *rdp = rc + C;
 	uint64_t sent = 0;
@@ -139,9 +156,9 @@ static uint64_t share_visited(kbfs_ctx *x)
 {
 	kbfs_transport *t = x->t;
 	int C = x->b->g.C;
-	if (!x->sv || C == 1)
+	if (!x->algo.sv || C == 1)
 		return 0;
-	if (x->exchange == KBFS_X_BITMAP) {
+	if (x->algo.exchange == KBFS_X_BITMAP) {
 		/* the owners' visited bitmaps are the union of every row's
 		 * visited rows, so they replace ROWVIS without a merge */
 		t->allgather(t, KBFS_ROW, B(x, KBFS_OWNVIS), seg_bytes(x), B(x, KBFS_ROWVIS));
@@ -175,17 +192,17 @@ static void level_times(kbfs_ctx *x)
 
 static int choose_direction(kbfs_ctx *x, int dir, uint64_t nf, uint64_t prev_nf, uint64_t mf, uint64_t mu)
 {
-	if (x->direction != KBFS_DIR_AUTO)
-		return x->direction;
+	if (x->algo.direction != KBFS_DIR_AUTO)
+		return x->algo.direction;
 	double n = (double)x->b->g.nv;
-	if (dir == KBFS_DIR_TD && (double)mf > (double)mu / x->alpha)
+	if (dir == KBFS_DIR_TD && (double)mf > (double)mu / x->algo.alpha)
 		return KBFS_DIR_BU;
-	if (dir == KBFS_DIR_BU && nf < prev_nf && (double)nf < n / x->beta)
+	if (dir == KBFS_DIR_BU && nf < prev_nf && (double)nf < n / x->algo.beta)
 		return KBFS_DIR_TD;
 	return dir;
 }
 
-void kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
+int kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 {
 	kbfs_engine *e = x->e;
 	kbfs_transport *t = x->t;
@@ -196,11 +213,14 @@ void kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 	uint64_t nf = 1, prev_nf = 0, mf = root_tdeg, mu = x->tdeg_total - root_tdeg;
 	x->reached = 1;
 	x->tdeg_reached = root_tdeg;
-	int dir = x->direction == KBFS_DIR_BU ? KBFS_DIR_BU : KBFS_DIR_TD;
+	int dir = x->algo.direction == KBFS_DIR_BU ? KBFS_DIR_BU : KBFS_DIR_TD;
 	for (uint64_t level = 1;; level++) {
-		if (level > KBFS_MAX_LEVEL)
-			kdie(KEXIT_DATA, "root %llu: the search is deeper than %u levels (the limit of the packed "
-			     "predecessor entries)", (unsigned long long)x->root_label, KBFS_MAX_LEVEL);
+		if (level > KBFS_MAX_LEVEL) {
+			/* every rank gets here at the same level */
+			kerror("root %llu: the search is deeper than %u levels (the limit of the packed "
+			       "predecessor entries)", (unsigned long long)x->root_label, KBFS_MAX_LEVEL);
+			return KEXIT_DATA;
+		}
 		kbfs_level *l = new_level(x);
 		dir = choose_direction(x, dir, nf, prev_nf, mf, mu);
 		l->level = (uint32_t)level;
@@ -250,6 +270,7 @@ void kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 	}
 	t->reduce_scatter_min_u64(t, KBFS_ROW, B(x, KBFS_PL), B(x, KBFS_PRED), x->b->g.nb);
 	e->sync(e);
+	return 0;
 }
 
 void kbfs_search_finish(kbfs_ctx *x)

@@ -1,21 +1,16 @@
 /*
  * kbfs_internal: the state of one kbfs program run, shared by the files of
- * the run driver (kbfs_run.c: the run; kbfs_roots.c: root choice;
+ * the run driver (kbfs_run.c: the run; kbfs_load.c: the partition and the
+ * job; kbfs_plan.c: the CPU engine's --dry-run; kbfs_roots.c: root choice;
  * kbfs_out.c: depth, predecessor and JSON files).  Not for other callers.
  */
 #ifndef KBFS_INTERNAL_H
 #define KBFS_INTERNAL_H
 
-#include "kbfs.h"
+#include "kbfs_run.h"
 #include "kidmap.h"
 
-/* A vertex looked up by id (kbfs_lookup). */
-typedef struct kbfs_vref {
-	int found;         /* a vertex of the graph */
-	uint64_t internal; /* global internal id */
-	uint64_t input;    /* the input's own id */
-	uint64_t tdeg;     /* tuple degree (non-self-loop tuples) */
-} kbfs_vref;
+enum { KBFS_HOST_LEN = 64 }; /* bytes per host name in kbfs_run.hosts */
 
 /* One root and its search's results (times and levels are rank 0's). */
 typedef struct kbfs_root {
@@ -31,6 +26,7 @@ typedef struct kbfs_root {
 typedef struct kbfs_run {
 	kcomm *world;
 	const kbfs_opts *o;
+	kbfs_device *dev; /* the device engine on offer, or NULL */
 	const char *dir;
 	int rank, size;
 	kpart_block blk;
@@ -42,7 +38,7 @@ typedef struct kbfs_run {
 	int scale;         /* SCALE of the statistics block */
 	double edgefactor; /* edgefactor of the statistics block */
 	const char *construction_from, *generation_from;
-	char *hosts; /* size * 64 bytes */
+	char *hosts; /* size * KBFS_HOST_LEN bytes */
 	int local_ranks, threads;
 	int json_stdout;
 	kidmap inv;     /* input id -> local owned vertex (when the block has orig) */
@@ -57,11 +53,17 @@ typedef struct kbfs_run {
 	double hmean;
 } kbfs_run;
 
-/* kbfs_run.c */
-int kbfs_is_real(const kpart_block *b, uint64_t local);
-void kbfs_lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbfs_vref *out);
+/* kbfs_run.c: what e->setup gets (and --dry-run plans with) */
+kbfs_engine_conf kbfs_engine_conf_of(const kbfs_run *r);
+/* kbfs_load.c: collective; KEXIT codes */
+int kbfs_check_grid(kbfs_run *r);
+int kbfs_load(kbfs_run *r);
+void kbfs_hosts(kbfs_run *r);
+void kbfs_set_threads(kbfs_run *r, int want);
 /* ct[0] = have construction time ct[1]; ct[2] = have generation time ct[3] */
 void kbfs_partition_times(const char *dir, double ct[4]);
+/* kbfs_plan.c: --dry-run with the CPU engine; collective */
+int kbfs_dry_run_cpu(kbfs_run *r);
 /* kbfs_roots.c: fill r->res / r->nres; collective; KEXIT code */
 int kbfs_choose_roots(kbfs_run *r);
 /* kbfs_out.c (rank 0) */

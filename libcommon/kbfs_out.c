@@ -118,30 +118,13 @@ int kbfs_write_files(kbfs_run *r, const kbfs_root *rt)
 
 /* ---- JSON ---- */
 
-static const char *const phase_names[KBFS_NPHASE] = {"expand", "local", "fold", "update", "sv", "allreduce"};
-static const char *const xchg_names[KBFS_NXCHG] = {"expand", "fold", "sv"};
-static const char *const xmode_names[] = {"bitmap", "list", "auto"};
-static const char *const transport_names[] = {"auto", "mpi", "nccl"}; /* enum kbfs_transport_kind */
-
-/* "gpus": the GPU of every rank (empty with the CPU engine) */
-static void json_gpus(kjson_writer *w)
+/* "gpus": the device of every rank (empty with the CPU engine) */
+static void json_gpus(kjson_writer *w, const kbfs_run *r)
 {
-	size_t n = 0;
-	const kgpu_devinfo *d = kbfs_run_gpus(&n);
 	kjson_key(w, "gpus");
 	kjson_begin_array(w);
-	for (size_t k = 0; k < n; k++) {
-		kjson_begin_object(w);
-		kjson_kv_int(w, "rank", d[k].rank);
-		kjson_kv_string(w, "host", d[k].host);
-		kjson_kv_int(w, "gpu", d[k].gpu);
-		kjson_kv_string(w, "name", d[k].name);
-		kjson_kv_string(w, "uuid", d[k].uuid);
-		kjson_kv_string(w, "pci", d[k].pci);
-		kjson_kv_int(w, "sharers", d[k].sharers);
-		kjson_kv_uint(w, "memory_bytes", d[k].total_bytes);
-		kjson_end_object(w);
-	}
+	if (r->dev)
+		r->dev->json_devices(r->dev, w);
 	kjson_end_array(w);
 }
 
@@ -156,12 +139,12 @@ static void json_level(kjson_writer *w, const kbfs_level *l)
 	kjson_key(w, "bytes");
 	kjson_begin_object(w);
 	for (int k = 0; k < KBFS_NXCHG; k++)
-		kjson_kv_uint(w, xchg_names[k], l->bytes[k]);
+		kjson_kv_uint(w, kbfs_xchg_names[k], l->bytes[k]);
 	kjson_end_object(w);
 	kjson_key(w, "time");
 	kjson_begin_object(w);
 	for (int k = 0; k < KBFS_NPHASE; k++)
-		kjson_kv_double(w, phase_names[k], l->time[k]);
+		kjson_kv_double(w, kbfs_phase_names[k], l->time[k]);
 	kjson_end_object(w);
 	kjson_end_object(w);
 }
@@ -221,11 +204,12 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_key(w, "hosts");
 	kjson_begin_array(w);
 	for (int k = 0; k < r->size; k++)
-		kjson_string_n(w, r->hosts + (size_t)k * 64, strnlen(r->hosts + (size_t)k * 64, 64));
+		kjson_string_n(w, r->hosts + (size_t)k * KBFS_HOST_LEN,
+			       strnlen(r->hosts + (size_t)k * KBFS_HOST_LEN, KBFS_HOST_LEN));
 	kjson_end_array(w);
 	kjson_kv_string(w, "engine", r->eng.name);
 	kjson_kv_string(w, "transport", r->tr.name);
-	json_gpus(w);
+	json_gpus(w, r);
 	kjson_kv_int(w, "threads", r->threads);
 	kjson_kv_uint(w, "nv", b->g.nv);
 	kjson_kv_uint(w, "N", b->g.N);
@@ -241,23 +225,17 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_kv_string(w, "relabel", b->relabel ? "degree" : "none");
 	kjson_key(w, "options");
 	kjson_begin_object(w);
-	kjson_kv_string(w, "direction", kbfs_dir_name(o->direction));
-	kjson_kv_double(w, "alpha", o->alpha);
-	kjson_kv_double(w, "beta", o->beta);
-	kjson_kv_string(w, "exchange", xmode_names[o->exchange]);
-	kjson_kv_bool(w, "compress", o->compress);
-	kjson_kv_bool(w, "sv", o->sv);
+	kjson_kv_string(w, "direction", kbfs_dir_name(o->algo.direction));
+	kjson_kv_double(w, "alpha", o->algo.alpha);
+	kjson_kv_double(w, "beta", o->algo.beta);
+	kjson_kv_string(w, "exchange", kbfs_xmode_names[o->algo.exchange]);
+	kjson_kv_bool(w, "compress", o->algo.compress);
+	kjson_kv_bool(w, "sv", o->algo.sv);
 	kjson_kv_bool(w, "validate", o->validate);
 	kjson_kv_bool(w, "warmup", o->warmup);
-	kjson_kv_string(w, "transport", transport_names[o->transport]);
-	kjson_kv_string(w, "kernel", kgpu_kernel_name(o->gpu.kernel));
-	kjson_kv_int(w, "vbfs_k", o->gpu.vbfs_k);
-	kjson_kv_int(w, "bu_split", o->gpu.bu_split);
-	kjson_kv_int(w, "bu_rows", o->gpu.bu_rows);
-	kjson_kv_int(w, "bu_batch", o->gpu.bu_batch);
-	kjson_kv_string(w, "bu_kernel", kgpu_bu_kernel_name(o->gpu.bu_kernel));
-	kjson_kv_bool(w, "bu_first", o->gpu.bu_first);
-	kjson_kv_bool(w, "step_sync", o->gpu.step_sync);
+	kjson_kv_string(w, "transport", kbfs_transport_names[o->transport]);
+	if (r->dev)
+		r->dev->json_options(r->dev, w);
 	kjson_end_object(w);
 	kjson_kv_string(w, "teps_edges",
 			"reference 3.0.1: input tuples with both endpoints in the root's component, "

@@ -9,7 +9,8 @@
  * and cached by value.  Every rank runs the same sampler on the same
  * answers, so all agree on the roots.  Candidates are input ids for a
  * generated graph (the reference's numbering) and internal ids for an
- * imported one (whose input ids need not be 0..nv-1).
+ * imported one (whose input ids need not be 0..nv-1).  Ids are resolved
+ * by their owners (lookup) through the inverse id map of the block.
  */
 #include "kbfs_internal.h"
 #include "kgen.h"
@@ -19,6 +20,48 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A vertex looked up by id. */
+typedef struct kbfs_vref {
+	int found;         /* a vertex of the graph */
+	uint64_t internal; /* global internal id */
+	uint64_t input;    /* the input's own id */
+	uint64_t tdeg;     /* tuple degree (non-self-loop tuples) */
+} kbfs_vref;
+
+static int is_real(const kpart_block *b, uint64_t k)
+{
+	return b->orig ? b->orig[k] != KPART_NO_VERTEX : kpart_owned_first(&b->g, b->i, b->j) + k < b->g.nv;
+}
+
+/* Collective: resolve ids (input ids when as_input, else internal ids). */
+static void lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbfs_vref *out)
+{
+	const kpart_block *b = r->b;
+	const kpart_grid *g = &b->g;
+	uint64_t first = kpart_owned_first(g, b->i, b->j);
+	uint64_t *a = kcalloc(n ? 3 * n : 1, 8);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t x = ids[k], loc = UINT64_MAX;
+		if (as_input && b->orig)
+			loc = kidmap_find(&r->inv, x);
+		else if (x < g->N && kpart_owner(g, x) == r->rank && is_real(b, x - first))
+			loc = x - first;
+		if (loc == UINT64_MAX)
+			continue;
+		a[3 * k] = first + loc + 1;
+		a[3 * k + 1] = b->orig ? b->orig[loc] : first + loc;
+		a[3 * k + 2] = b->tdeg[loc];
+	}
+	kcomm_allreduce_u64(r->world, a, 3 * n, KCOMM_MAX);
+	for (size_t k = 0; k < n; k++) {
+		out[k].found = a[3 * k] != 0;
+		out[k].internal = a[3 * k] - 1;
+		out[k].input = out[k].found ? a[3 * k + 1] : ids[k];
+		out[k].tdeg = a[3 * k + 2];
+	}
+	free(a);
+}
 
 typedef struct rcache {
 	kbfs_run *r;
@@ -81,7 +124,7 @@ static void fetch(rcache *c)
 	kbfs_vref *ref = kmalloc(k * sizeof *ref);
 	for (size_t q = 0; q < k; q++)
 		ids[q] = kgen_root_candidate(b->seed1, b->seed2, b->g.nv, 2 * (c->next + q));
-	kbfs_lookup(c->r, ids, k, c->as_input, ref);
+	lookup(c->r, ids, k, c->as_input, ref);
 	for (size_t q = 0; q < k; q++)
 		put(c, ids[q], &ref[q]);
 	c->next += k;
@@ -193,7 +236,7 @@ static int given(kbfs_run *r)
 		ids = kmalloc(kmul(n, 8));
 	kcomm_bcast(r->world, ids, n * 8, 0);
 	kbfs_vref *ref = kmalloc(kmul(n, sizeof *ref));
-	kbfs_lookup(r, ids, n, 1, ref);
+	lookup(r, ids, n, 1, ref);
 	r->res = kcalloc(n, sizeof *r->res);
 	int rc = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
@@ -221,6 +264,8 @@ static int given(kbfs_run *r)
 
 int kbfs_choose_roots(kbfs_run *r)
 {
+	if (r->b->orig)
+		kidmap_build(&r->inv, r->b->orig, r->b->g.nb);
 	if (r->o->nroots_given || r->o->roots_file)
 		return given(r);
 	return sample(r, r->o->nroots);

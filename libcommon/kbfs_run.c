@@ -1,115 +1,67 @@
 /*
- * kbfs_run: the kbfs program around the level loop (see kbfs.h).
+ * kbfs_run: the kbfs program around the level loop (see kbfs_run.h).
  *
- * Order of a run: engine choice (auto: the CUDA engine when it is built
- * and every rank sees a GPU; the GPU is bound then) and transport; the
- * partition's grid checked against the job before anything is loaded;
- * every rank loads its block; threads; --dry-run stops here after printing
- * the memory plan; the inverse id map; roots (given, or the Graph500
- * sampler run collectively: candidates are answered in batches by their
- * owners and combined with one allreduce per batch); engine and transport
- * set-up; the GPU of every rank to rank 0 (-v, JSON); one untimed warm-up
- * search; then per root: the timed search, the statistics, the optional
- * depth and predecessor files, and the untimed validation.  Rank 0 prints
- * the reference's statistics block and writes the JSON record.
+ * Order of a run: engine choice (auto: the device engine when it is built
+ * and every rank sees a device; the device is bound then) and transport;
+ * the partition's grid checked against the job before anything is loaded;
+ * every rank loads its block; threads (kbfs_load.c); --dry-run stops here
+ * after printing the memory plan (kbfs_plan.c, or the device's); roots
+ * (kbfs_roots.c); engine and transport set-up; the device of every rank
+ * to rank 0 (-v, JSON); one untimed warm-up search; then per root: the
+ * timed search, the statistics, the optional depth and predecessor files,
+ * and the untimed validation.  Rank 0 prints the reference's statistics
+ * block and writes the JSON record (kbfs_out.c).
  */
-#include "kbfs.h"
 #include "kbfs_internal.h"
-#include "kgpu.h"
 #include "klog.h"
-#include "kopt.h"
 #include "kstat.h"
 #include "kval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+const char *const kbfs_engine_names[] = {"cpu", "cuda", "auto", NULL};
+const char *const kbfs_transport_names[] = {"auto", "mpi", "nccl", NULL};
+const char *const kbfs_pred_format_names[] = {"text", "bin", NULL};
 
 void kbfs_opts_default(kbfs_opts *o)
 {
 	memset(o, 0, sizeof *o);
-	o->direction = KBFS_DIR_AUTO;
-	o->alpha = 14;
-	o->beta = 24;
-	o->exchange = KBFS_X_AUTO;
-	o->compress = 1;
-	o->sv = 1;
+	kbfs_algo_default(&o->algo);
 	o->validate = 1;
 	o->warmup = 1;
 	o->nroots = 64;
 	o->engine = KBFS_ENGINE_AUTO;
-	kgpu_opts_default(&o->gpu);
 	o->transport = KBFS_TRANSPORT_AUTO;
 }
 
-/* ---- ids: input id <-> internal id ---- */
+/* ---- engine ---- */
 
-static void build_inverse(kbfs_run *r)
+/* The devices every rank sees (the smallest count); *without: the ranks that see none. */
+static uint64_t devices_everywhere(kbfs_run *r, uint64_t *without)
 {
-	if (r->b->orig)
-		kidmap_build(&r->inv, r->b->orig, r->b->g.nb);
-}
-
-int kbfs_is_real(const kpart_block *b, uint64_t k)
-{
-	return b->orig ? b->orig[k] != KPART_NO_VERTEX : kpart_owned_first(&b->g, b->i, b->j) + k < b->g.nv;
-}
-
-/* Collective: resolve ids (input ids when as_input, else internal ids). */
-void kbfs_lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbfs_vref *out)
-{
-	const kpart_block *b = r->b;
-	const kpart_grid *g = &b->g;
-	uint64_t first = kpart_owned_first(g, b->i, b->j);
-	uint64_t *a = kcalloc(n ? 3 * n : 1, 8);
-	for (size_t k = 0; k < n; k++) {
-		uint64_t x = ids[k], loc = UINT64_MAX;
-		if (as_input && b->orig)
-			loc = kidmap_find(&r->inv, x);
-		else if (x < g->N && kpart_owner(g, x) == r->rank && kbfs_is_real(b, x - first))
-			loc = x - first;
-		if (loc == UINT64_MAX)
-			continue;
-		a[3 * k] = first + loc + 1;
-		a[3 * k + 1] = b->orig ? b->orig[loc] : first + loc;
-		a[3 * k + 2] = b->tdeg[loc];
-	}
-	kcomm_allreduce_u64(r->world, a, 3 * n, KCOMM_MAX);
-	for (size_t k = 0; k < n; k++) {
-		out[k].found = a[3 * k] != 0;
-		out[k].internal = a[3 * k] - 1;
-		out[k].input = out[k].found ? a[3 * k + 1] : ids[k];
-		out[k].tdeg = a[3 * k + 2];
-	}
-	free(a);
-}
-
-/* ---- engine and grid ---- */
-
-/* The GPUs every rank sees (the smallest count); *without: the ranks that see none. */
-static uint64_t gpus_everywhere(kbfs_run *r, uint64_t *without)
-{
-	uint64_t n = kgpu_built() ? (uint64_t)kgpu_device_count() : 0, none = n == 0;
+	uint64_t n = r->dev && r->dev->built ? (uint64_t)r->dev->count() : 0, none = n == 0;
 	kcomm_allreduce_u64(r->world, &n, 1, KCOMM_MIN);
 	kcomm_allreduce_u64(r->world, &none, 1, KCOMM_SUM);
 	*without = none;
 	return n;
 }
 
-static int is_cuda(const kbfs_run *r) { return r->eng.name && !strcmp(r->eng.name, "cuda"); }
+static int on_device(const kbfs_run *r) { return r->dev && r->eng.name && !strcmp(r->eng.name, r->dev->name); }
 
 /* Engine and transport (not set up yet).  Collective; every failure is
  * agreed on, so all ranks stop together. */
 static int pick_engine(kbfs_run *r)
 {
 	const kbfs_opts *o = r->o;
-	uint64_t without = 0, ngpu = gpus_everywhere(r, &without);
+	kbfs_device *dev = r->dev;
+	uint64_t without = 0, ngpu = devices_everywhere(r, &without);
 	char why[96];
 	snprintf(why, sizeof why, "no GPU visible");
 	if (r->size > 1)
 		snprintf(why, sizeof why, "no GPU visible on %llu of the %d ranks", (unsigned long long)without, r->size);
-	const char *nogpu = !kgpu_built() ? "this build has no CUDA engine" : !ngpu ? why : NULL;
+	const char *nogpu = !dev || !dev->built ? "this build has no CUDA engine" : !ngpu ? why : NULL;
 	int kind = o->engine;
 	if (kind == KBFS_ENGINE_AUTO)
 		kind = nogpu ? KBFS_ENGINE_CPU : KBFS_ENGINE_CUDA;
@@ -126,20 +78,16 @@ static int pick_engine(kbfs_run *r)
 				kerror("%s: use --engine cpu", nogpu);
 			return KEXIT_RESOURCE;
 		}
-		if (o->transport == KBFS_TRANSPORT_NCCL && !kgpu_nccl_built()) {
+		if (o->transport == KBFS_TRANSPORT_NCCL && !dev->nccl_built) {
 			if (r->rank == 0)
 				kerror("this build has no NCCL (nccl.h was not found when it was built): use --transport mpi");
 			return KEXIT_RESOURCE;
 		}
-		/* the CUDA engine (gpu/); NCCL between GPUs unless --transport mpi */
-		int rc = kcomm_agree(r->world, kgpu_bind(&o->gpu));
-		if (!rc)
-			rc = kcomm_agree(r->world, kgpu_engine_cuda(&r->eng, &o->gpu));
+		/* the device engine; its transport (NCCL) unless --transport mpi */
 		int nccl = o->transport == KBFS_TRANSPORT_NCCL ||
-			   (o->transport == KBFS_TRANSPORT_AUTO && kgpu_nccl_built());
-		if (!rc && nccl)
-			rc = kcomm_agree(r->world, kgpu_transport_nccl(&r->tr));
-		else if (!rc)
+			   (o->transport == KBFS_TRANSPORT_AUTO && dev->nccl_built);
+		int rc = dev->open(dev, r->world, &r->eng, nccl ? &r->tr : NULL);
+		if (!rc && !nccl)
 			kbfs_transport_mpi(&r->tr);
 		return rc;
 	}
@@ -153,306 +101,12 @@ static int pick_engine(kbfs_run *r)
 	return 0;
 }
 
-/* What e->setup gets (and --dry-run plans with). */
-static kbfs_engine_conf engine_conf(const kbfs_run *r)
+kbfs_engine_conf kbfs_engine_conf_of(const kbfs_run *r)
 {
 	kbfs_engine_conf ec = {.threads = r->threads,
-			       .wire_cap = kbfs_wire_cap(r->b, r->o->exchange, r->o->compress),
+			       .wire_cap = kbfs_wire_cap(r->b, r->o->algo.exchange, r->o->algo.compress),
 			       .device = kcomm_local_rank()};
 	return ec;
-}
-
-/* ---- the GPUs of the run (-v, JSON) ---- */
-
-static kgpu_devinfo *run_gpus; /* rank 0: one per rank */
-static size_t run_ngpus;
-
-const kgpu_devinfo *kbfs_run_gpus(size_t *n)
-{
-	*n = run_ngpus;
-	return run_gpus;
-}
-
-/* Collective (CUDA engine, GPU bound): every rank's GPU to rank 0, which
- * keeps them for the JSON record and with -v prints one line each. */
-static int gpu_report(kbfs_run *r, kgpu_devinfo *mine)
-{
-	int rc = kcomm_agree(r->world, kgpu_device_info(mine));
-	if (rc)
-		return rc;
-	size_t n = (size_t)r->size, *cnt = kmalloc(2 * n * sizeof *cnt), *dsp = cnt + n;
-	for (size_t k = 0; k < n; k++) {
-		cnt[k] = sizeof *mine;
-		dsp[k] = k * sizeof *mine;
-	}
-	kgpu_devinfo *all = r->rank == 0 ? kcalloc(n, sizeof *all) : NULL;
-	kcomm_gatherv(r->world, mine, sizeof *mine, all, cnt, dsp, 0);
-	free(cnt);
-	if (r->rank == 0) {
-		for (size_t k = 0; k < n; k++) {
-			char line[512];
-			kgpu_devinfo_line(&all[k], line, sizeof line);
-			kinfo("%s", line);
-		}
-		free(run_gpus);
-		run_gpus = all;
-		run_ngpus = n;
-	}
-	return 0;
-}
-
-/* ---- --dry-run ---- */
-
-static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
-{
-	for (size_t k = 0; k < n && s[k]; k++)
-		h = (h ^ (unsigned char)s[k]) * UINT64_C(0x100000001b3);
-	return h;
-}
-
-/* The CUDA engine's device memory plan of every rank, against the free
- * memory of its GPU (the ranks sharing a GPU counted together, as setup
- * counts them).  0 when every rank fits, else KEXIT_RESOURCE. */
-static int dry_run_cuda(kbfs_run *r)
-{
-	kbfs_engine_conf ec = engine_conf(r);
-	kgpu_plan_t plan;
-	int rc = kcomm_agree(r->world, kgpu_plan(r->b, &ec, &plan));
-	kgpu_devinfo d;
-	if (!rc)
-		rc = gpu_report(r, &d);
-	if (rc)
-		return rc;
-	/* per rank: GPU key (host, UUID), bytes needed, bytes free */
-	size_t n = (size_t)r->size;
-	uint64_t mine[3] = {fnv1a(fnv1a(UINT64_C(0xcbf29ce484222325), d.host, sizeof d.host), d.uuid, sizeof d.uuid),
-			    plan.total, plan.free_bytes};
-	uint64_t *all = kmalloc(kmul(n, sizeof mine));
-	kcomm_allgather(r->world, mine, sizeof mine, all);
-	uint64_t *need = kcalloc(n, sizeof *need); /* every rank on the same GPU */
-	int *sh = kcalloc(n, sizeof *sh);
-	for (size_t a = 0; a < n; a++)
-		for (size_t b = 0; b < n; b++)
-			if (all[3 * a] == all[3 * b]) {
-				need[a] += all[3 * b + 1];
-				sh[a]++;
-			}
-	if (r->rank == 0) {
-		const kpart_grid *g = &r->b->g;
-		printf("kbfs --dry-run: %s, grid %dx%d, engine cuda, kernel %s, transport %s\n", r->dir, g->R, g->C,
-		       kgpu_kernel_name(r->o->gpu.kernel), r->tr.name);
-		printf("rank 0 device memory (bytes):\n");
-		kgpu_plan_print(stdout, &plan);
-		for (size_t k = 0; k < n; k++) {
-			const kgpu_devinfo *x = &run_gpus[k];
-			char shared[96] = "";
-			if (sh[k] > 1)
-				snprintf(shared, sizeof shared, " (%llu with the %d ranks on this GPU)",
-					 (unsigned long long)need[k], sh[k]);
-			printf("rank %zu (%s, GPU %d): needs %llu bytes%s, %llu bytes free: %s\n", k, x->host, x->gpu,
-			       (unsigned long long)all[3 * k + 1], shared, (unsigned long long)all[3 * k + 2],
-			       need[k] <= all[3 * k + 2] ? "fits" : "does not fit");
-		}
-		fflush(stdout);
-	}
-	/* the refusal is printed once per GPU, by its first rank */
-	size_t me = (size_t)r->rank, first = me;
-	for (size_t k = 0; k < me; k++)
-		if (all[3 * k] == all[3 * me]) {
-			first = k;
-			break;
-		}
-	rc = need[me] <= plan.free_bytes ? 0 : first == me ? kgpu_plan_check(&plan, need[me]) : KEXIT_RESOURCE;
-	free(all);
-	free(need);
-	free(sh);
-	return kcomm_agree(r->world, rc);
-}
-
-/* Host memory one rank of the CPU engine needs (an estimate: the
- * partition, the engine's buffers, the predecessor maps and validation's
- * depth arrays). */
-static void cpu_estimate(const kbfs_run *r, uint64_t est[3])
-{
-	const kpart_block *b = r->b;
-	const kpart_grid *g = &b->g;
-	const kbfs_opts *o = r->o;
-	uint64_t iw = b->idx64 ? 8 : 4, nbw = g->nb / 64, ncolw = b->ncols / 64, nroww = b->nrows / 64;
-	uint64_t nseg = (uint64_t)(g->R > g->C ? g->R : g->C), cap = engine_conf(r).wire_cap;
-	int files = o->pred_out || o->depth_out;
-	/* partition: CSC, CSR, tdeg, orig (and the inverse id map) */
-	est[0] = 8 * (b->ncols + 1) + 8 * (b->nrows + 1) + 2 * b->nnz * iw + 8 * g->nb + (b->orig ? 8 * g->nb + 16 * g->nb : 0);
-	/* engine: 3 nb bitmaps, column frontier, 3 row bitmaps and the empty-row
-	 * bitmap, PL, PRED and the two wire buffers */
-	est[1] = 8 * (3 * nbw + ncolw + 4 * nroww + b->nrows + g->nb) + 2 * nseg * cap;
-	/* run: this rank's packed entries; all N on every rank for validation
-	 * (and its depths, 5 bytes a vertex), on rank 0 for files; rank 0's
-	 * id map and output order */
-	est[2] = 0;
-	if (o->validate || files)
-		est[2] += 8 * g->nb;
-	if (o->validate)
-		est[2] += 8 * g->N + 5 * g->N;
-	else if (files && r->rank == 0)
-		est[2] += 8 * g->N;
-	if (r->rank == 0 && b->orig && (o->validate || files))
-		est[2] += 8 * g->N;
-	if (r->rank == 0 && files)
-		est[2] += 8 * g->N;
-}
-
-static int dry_run_cpu(kbfs_run *r)
-{
-	enum { HL = 64 };
-	size_t n = (size_t)r->size;
-	uint64_t mine[4];
-	cpu_estimate(r, mine);
-	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	mine[3] = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
-	uint64_t *all = kmalloc(kmul(n, sizeof mine));
-	kcomm_allgather(r->world, mine, sizeof mine, all);
-	if (r->rank == 0) {
-		const kpart_grid *g = &r->b->g;
-		printf("kbfs --dry-run: %s, grid %dx%d, engine cpu (host memory, estimate)\n", r->dir, g->R, g->C);
-		for (size_t k = 0; k < n; k++) {
-			const uint64_t *x = all + 4 * k;
-			const char *h = r->hosts + k * HL;
-			uint64_t host_need = 0;
-			int on_host = 0;
-			for (size_t q = 0; q < n; q++)
-				if (!strncmp(r->hosts + q * HL, h, HL)) {
-					host_need += all[4 * q] + all[4 * q + 1] + all[4 * q + 2];
-					on_host++;
-				}
-			printf("rank %zu (%.*s): needs %llu bytes (partition %llu, engine %llu, predecessors and "
-			       "validation %llu)",
-			       k, HL, h, (unsigned long long)(x[0] + x[1] + x[2]), (unsigned long long)x[0],
-			       (unsigned long long)x[1], (unsigned long long)x[2]);
-			if (on_host > 1)
-				printf(", %llu with the %d ranks on this host", (unsigned long long)host_need, on_host);
-			printf(", %llu bytes available\n", (unsigned long long)x[3]);
-		}
-		fflush(stdout);
-	}
-	free(all);
-	return 0;
-}
-
-static int check_grid(kbfs_run *r, const char *dir)
-{
-	uint64_t h[4] = {0, 0, 0, 0};
-	if (r->rank == 0) {
-		int R = 0, C = 0;
-		uint64_t nv = 0;
-		h[0] = (uint64_t)kpart_manifest_grid(dir, &R, &C, &nv);
-		h[1] = (uint64_t)R;
-		h[2] = (uint64_t)C;
-		if (!h[0] && (uint64_t)R * (uint64_t)C != (uint64_t)r->size) {
-			kerror("'%s' is partitioned for a %dx%d grid (%d ranks) but this job has %d rank%s; run "
-			       "it with mpirun -np %d",
-			       dir, R, C, R * C, r->size, r->size == 1 ? "" : "s", R * C);
-			h[0] = KEXIT_USAGE;
-		}
-	}
-	kcomm_bcast(r->world, h, sizeof h, 0);
-	return (int)h[0];
-}
-
-void kbfs_partition_times(const char *dir, double ct[4])
-{
-	size_t n = strlen(dir) + 16;
-	char *path = kmalloc(n);
-	snprintf(path, n, "%s/build-info", dir);
-	if (!access(path, R_OK) && !kpart_construction_time(dir, &ct[1]))
-		ct[0] = 1;
-	free(path);
-	kpart_manifest m;
-	if (!kpart_manifest_read(dir, &m)) {
-		const char *v = kpart_manifest_get(&m, "generation_time");
-		if (!v)
-			v = kpart_manifest_get(&m, "source_generation_time");
-		char *end;
-		if (v && (ct[3] = strtod(v, &end)) >= 0 && end != v && !*end)
-			ct[2] = 1;
-		kpart_manifest_free(&m);
-	}
-}
-
-/* Every rank loads its block; the load time is the slowest rank's. */
-static int load(kbfs_run *r, const char *dir)
-{
-	kcomm_barrier(r->world);
-	double t0 = ktime();
-	int rc = kpart_load(dir, r->rank, &r->blk);
-	rc = kcomm_agree(r->world, rc);
-	if (rc)
-		return rc;
-	double dt = ktime() - t0;
-	kcomm_allreduce_double(r->world, &dt, 1, KCOMM_MAX);
-	r->b = &r->blk;
-	r->load_time = dt;
-	r->construction_time = dt;
-	r->construction_from = "load";
-	/* build-info and the manifest record how long construction and
-	 * generation took; without them both fall back to the load time */
-	double ct[4] = {0, 0, 0, 0};
-	if (r->rank == 0)
-		kbfs_partition_times(dir, ct);
-	kcomm_bcast(r->world, ct, sizeof ct, 0);
-	r->generation_time = dt;
-	r->generation_from = "load";
-	if (ct[0]) {
-		r->construction_time = ct[1];
-		r->construction_from = "build-info";
-	}
-	if (ct[2]) {
-		r->generation_time = ct[3];
-		r->generation_from = "manifest";
-	}
-	const kpart_block *b = r->b;
-	const kpart_grid *g = &b->g;
-	/* what the statistics block calls SCALE and edgefactor: the generator's,
-	 * or for an imported graph ceil(log2 nv) and tuples per vertex */
-	r->scale = b->scale;
-	while (!r->scale && (UINT64_C(1) << r->scale) < g->nv && r->scale < 63)
-		r->scale++;
-	r->edgefactor = b->edgefactor ? (double)b->edgefactor : (double)b->ne_input / (double)g->nv;
-	if (g->N > (UINT64_C(1) << KBFS_PARENT_BITS)) {
-		if (r->rank == 0)
-			kerror("'%s' has %llu vertices; kbfs handles at most 2^%d (scale 47)", dir,
-			       (unsigned long long)g->N, KBFS_PARENT_BITS);
-		return KEXIT_DATA;
-	}
-	return 0;
-}
-
-/* Hosts of every rank (rank 0 keeps the list) and the ranks on this host. */
-static void hosts(kbfs_run *r)
-{
-	enum { HL = 64 };
-	char mine[HL] = {0};
-	snprintf(mine, HL, "%s", kcomm_host());
-	r->hosts = kcalloc((size_t)r->size, HL);
-	kcomm_allgather(r->world, mine, HL, r->hosts);
-	r->local_ranks = 0;
-	for (int k = 0; k < r->size; k++)
-		r->local_ranks += !strncmp(r->hosts + (size_t)k * HL, mine, HL);
-}
-
-static void set_threads(kbfs_run *r, int want)
-{
-	int n = want;
-	if (n <= 0 && !getenv("OMP_NUM_THREADS")) {
-		int cpus = kopt_max_threads(); /* the cores this rank may use */
-		long online = sysconf(_SC_NPROCESSORS_ONLN);
-		n = cpus < online ? cpus : cpus / (r->local_ranks > 0 ? r->local_ranks : 1);
-		if (n < 1)
-			n = 1;
-	}
-	if (n > 0)
-		kopt_set_threads(n);
-	r->threads = kopt_max_threads();
-	kopt_check_affinity();
 }
 
 /* ---- the run ---- */
@@ -503,7 +157,9 @@ static int run_one(kbfs_run *r, size_t k)
 	x->root_label = rt->input;
 	kcomm_barrier(r->world);
 	double t0 = ktime();
-	kbfs_search(x, rt->internal, rt->tdeg);
+	int rc = kbfs_search(x, rt->internal, rt->tdeg);
+	if (rc)
+		return rc;
 	kcomm_barrier(r->world);
 	rt->time = ktime() - t0;
 	kbfs_search_finish(x);
@@ -522,7 +178,6 @@ static int run_one(kbfs_run *r, size_t k)
 	double tv0 = ktime();
 	collect(r, r->o->validate);
 	double tcollect = ktime() - tv0;
-	int rc = 0;
 	if (r->rank == 0 && want_files)
 		rc = kbfs_write_files(r, rt);
 	rc = kcomm_agree(r->world, rc);
@@ -595,26 +250,26 @@ static void cleanup(kbfs_run *r)
 	free(r->cnt);
 	if (r->b)
 		kpart_block_free(&r->blk);
-	free(run_gpus);
-	run_gpus = NULL;
-	run_ngpus = 0;
+	if (r->dev)
+		r->dev->release(r->dev);
 }
 
-int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o)
+int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *dev)
 {
 	kbfs_run run, *r = &run;
 	memset(r, 0, sizeof *r);
 	r->world = world;
 	r->o = o;
+	r->dev = dev;
 	r->rank = kcomm_rank(world);
 	r->size = kcomm_size(world);
 	r->dir = dir;
 	r->json_stdout = o->json && !strcmp(o->json, "-");
 	int rc = pick_engine(r);
 	if (!rc)
-		rc = check_grid(r, dir);
+		rc = kbfs_check_grid(r);
 	if (!rc)
-		rc = load(r, dir);
+		rc = kbfs_load(r);
 	if (rc) {
 		cleanup(r);
 		return rc;
@@ -628,34 +283,27 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o)
 		r->cnt[k] = (size_t)g->nb * 8;
 		r->dsp[k] = (size_t)(kpart_owned_first(g, i, j) * 8);
 	}
-	hosts(r);
-	set_threads(r, o->threads);
+	kbfs_hosts(r);
+	kbfs_set_threads(r, o->threads);
 	if (o->dry_run) {
 		/* the memory plan only: no roots, no set-up, no search */
-		rc = is_cuda(r) ? dry_run_cuda(r) : dry_run_cpu(r);
+		kbfs_engine_conf ec = kbfs_engine_conf_of(r);
+		rc = on_device(r) ? r->dev->dry_run(r->dev, world, dir, b, &ec, r->tr.name) : kbfs_dry_run_cpu(r);
 		cleanup(r);
 		return rc;
 	}
-	build_inverse(r);
 	rc = kbfs_choose_roots(r);
 	if (!rc) {
-		kbfs_engine_conf ec = engine_conf(r);
+		kbfs_engine_conf ec = kbfs_engine_conf_of(r);
 		rc = kcomm_agree(world, r->eng.setup(&r->eng, b, &ec));
 		if (!rc)
 			rc = kcomm_agree(world, r->tr.setup(&r->tr, world, g->R, g->C, &r->eng));
-		if (!rc && is_cuda(r)) {
-			kgpu_devinfo d;
-			rc = gpu_report(r, &d);
-		}
+		if (!rc && on_device(r))
+			rc = r->dev->report(r->dev, world);
 		if (!rc) {
 			kbfs_ctx *x = &r->ctx;
 			kbfs_ctx_init(x, b, &r->eng, &r->tr);
-			x->direction = o->direction;
-			x->alpha = o->alpha;
-			x->beta = o->beta;
-			x->exchange = o->exchange;
-			x->compress = o->compress;
-			x->sv = o->sv;
+			x->algo = o->algo;
 			x->wire_cap = ec.wire_cap;
 		}
 	}
@@ -676,7 +324,7 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o)
 	if (!rc && o->warmup && r->nres) {
 		r->ctx.root_label = r->res[0].input;
 		r->ctx.verbose = 0;
-		kbfs_search(&r->ctx, r->res[0].internal, r->res[0].tdeg);
+		rc = kbfs_search(&r->ctx, r->res[0].internal, r->res[0].tdeg);
 		kbfs_search_finish(&r->ctx);
 	}
 	r->ctx.verbose = o->verbose;

@@ -247,8 +247,6 @@ int main(int argc, char **argv)
 	kbfs_ctx cx;
 	memset(&cx, 0, sizeof cx);
 	kbfs_ctx_init(&cx, &b, &ce, &ct);
-	cx.alpha = 14;
-	cx.beta = 24;
 	cx.wire_cap = cap;
 
 	const cfg *cfgs = quick ? quick_cfgs : full_cfgs;
@@ -279,15 +277,14 @@ int main(int argc, char **argv)
 		kbfs_ctx gx;
 		memset(&gx, 0, sizeof gx);
 		kbfs_ctx_init(&gx, &b, &ge, &gt);
-		gx.alpha = 14;
-		gx.beta = 24;
 		gx.wire_cap = cap;
 		double tcpu = 0, tgpu = 0;
 		for (size_t c = 0; c < ncfg; c++) {
-			cx.direction = gx.direction = cfgs[c].dir;
-			cx.exchange = gx.exchange = cfgs[c].xchg;
-			cx.compress = gx.compress = cfgs[c].compress;
-			cx.sv = gx.sv = cfgs[c].sv;
+			cx.algo.direction = cfgs[c].dir;
+			cx.algo.exchange = cfgs[c].xchg;
+			cx.algo.compress = cfgs[c].compress;
+			cx.algo.sv = cfgs[c].sv;
+			gx.algo = cx.algo;
 			int lv_bad = 0, depth_bad = 0, invalid = 0;
 			char why[512] = "";
 			for (int q = 0; q < nroots; q++) {

@@ -1,0 +1,81 @@
+/*
+ * kbfs_plan: kbfs --dry-run with the CPU engine: the host memory each rank
+ * needs (an estimate, by part) against the memory available, summed over
+ * the ranks of each host.  The CUDA engine's plan is gpu/'s (kbfs_device).
+ */
+#include "kbfs_internal.h"
+#include "klog.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Host memory one rank of the CPU engine needs (an estimate: the
+ * partition, the engine's buffers, the predecessor maps and validation's
+ * depth arrays). */
+static void cpu_estimate(const kbfs_run *r, uint64_t est[3])
+{
+	const kpart_block *b = r->b;
+	const kpart_grid *g = &b->g;
+	const kbfs_opts *o = r->o;
+	uint64_t iw = b->idx64 ? 8 : 4, nbw = g->nb / 64, ncolw = b->ncols / 64, nroww = b->nrows / 64;
+	uint64_t nseg = (uint64_t)(g->R > g->C ? g->R : g->C), cap = kbfs_engine_conf_of(r).wire_cap;
+	int files = o->pred_out || o->depth_out;
+	/* partition: CSC, CSR, tdeg, orig (and the inverse id map) */
+	est[0] = 8 * (b->ncols + 1) + 8 * (b->nrows + 1) + 2 * b->nnz * iw + 8 * g->nb + (b->orig ? 8 * g->nb + 16 * g->nb : 0);
+	/* engine: 3 nb bitmaps, column frontier, 3 row bitmaps and the empty-row
+	 * bitmap, PL, PRED and the two wire buffers */
+	est[1] = 8 * (3 * nbw + ncolw + 4 * nroww + b->nrows + g->nb) + 2 * nseg * cap;
+	/* run: this rank's packed entries; all N on every rank for validation
+	 * (and its depths, 5 bytes a vertex), on rank 0 for files; rank 0's
+	 * id map and output order */
+	est[2] = 0;
+	if (o->validate || files)
+		est[2] += 8 * g->nb;
+	if (o->validate)
+		est[2] += 8 * g->N + 5 * g->N;
+	else if (files && r->rank == 0)
+		est[2] += 8 * g->N;
+	if (r->rank == 0 && b->orig && (o->validate || files))
+		est[2] += 8 * g->N;
+	if (r->rank == 0 && files)
+		est[2] += 8 * g->N;
+}
+
+int kbfs_dry_run_cpu(kbfs_run *r)
+{
+	enum { HL = KBFS_HOST_LEN };
+	size_t n = (size_t)r->size;
+	uint64_t mine[4];
+	cpu_estimate(r, mine);
+	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	mine[3] = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+	uint64_t *all = kmalloc(kmul(n, sizeof mine));
+	kcomm_allgather(r->world, mine, sizeof mine, all);
+	if (r->rank == 0) {
+		const kpart_grid *g = &r->b->g;
+		printf("kbfs --dry-run: %s, grid %dx%d, engine cpu (host memory, estimate)\n", r->dir, g->R, g->C);
+		for (size_t k = 0; k < n; k++) {
+			const uint64_t *x = all + 4 * k;
+			const char *h = r->hosts + k * HL;
+			uint64_t host_need = 0;
+			int on_host = 0;
+			for (size_t q = 0; q < n; q++)
+				if (!strncmp(r->hosts + q * HL, h, HL)) {
+					host_need += all[4 * q] + all[4 * q + 1] + all[4 * q + 2];
+					on_host++;
+				}
+			printf("rank %zu (%.*s): needs %llu bytes (partition %llu, engine %llu, predecessors and "
+			       "validation %llu)",
+			       k, HL, h, (unsigned long long)(x[0] + x[1] + x[2]), (unsigned long long)x[0],
+			       (unsigned long long)x[1], (unsigned long long)x[2]);
+			if (on_host > 1)
+				printf(", %llu with the %d ranks on this host", (unsigned long long)host_need, on_host);
+			printf(", %llu bytes available\n", (unsigned long long)x[3]);
+		}
+		fflush(stdout);
+	}
+	free(all);
+	return 0;
+}
