@@ -8,6 +8,7 @@
  * time); the hosts of every rank, and the threads of each.
  */
 #include "kbfs_internal.h"
+#include "kio.h"
 #include "klog.h"
 #include "kopt.h"
 
@@ -39,9 +40,7 @@ int kbfs_check_grid(kbfs_run *r)
 
 static void partition_times(const char *dir, double ct[4])
 {
-	size_t n = strlen(dir) + 16;
-	char *path = kmalloc(n);
-	snprintf(path, n, "%s/build-info", dir);
+	char *path = kio_join(dir, "build-info");
 	if (!access(path, R_OK) && !kpart_construction_time(dir, &ct[1]))
 		ct[0] = 1;
 	free(path);

@@ -67,10 +67,9 @@ static uint64_t label(const kbfs_run *r, uint64_t v) { return r->orig_all ? r->o
 
 static char *path_for(const char *dir, const char *what, uint64_t root, const char *ext)
 {
-	size_t n = strlen(dir) + strlen(what) + 40;
-	char *p = kmalloc(n);
-	snprintf(p, n, "%s/%s-%llu.%s", dir, what, (unsigned long long)root, ext);
-	return p;
+	char name[64];
+	snprintf(name, sizeof name, "%s-%llu.%s", what, (unsigned long long)root, ext);
+	return kio_join(dir, name);
 }
 
 static int write_depths(kbfs_run *r, const kbfs_root *rt)

@@ -465,9 +465,9 @@ void kcomm_gatherv(kcomm *c, const void *send, size_t bytes, void *recv, const s
 		memmove((char *)recv + displs[root], send, bytes);
 		for (int r = 0; r < c->size; r++)
 			if (r != root)
-				kcomm_recv(c, (char *)recv + displs[r], counts[r], r, 78);
+				kcomm_recv(c, (char *)recv + displs[r], counts[r], r, KCOMM_TAG_GATHERV);
 	} else {
-		kcomm_send(c, send, bytes, root, 78);
+		kcomm_send(c, send, bytes, root, KCOMM_TAG_GATHERV);
 	}
 #endif
 }

@@ -66,6 +66,15 @@ void kcomm_alltoallv(kcomm *c, const void *send, const size_t *scounts, const si
 /* Gather variable-sized blocks on root (recv/counts/displs used on root). */
 void kcomm_gatherv(kcomm *c, const void *send, size_t bytes, void *recv, const size_t *counts,
 		   const size_t *displs, int root);
+/* Tags of the point-to-point messages, one per kind, so that no two
+ * exchanges can take each other's messages. */
+enum kcomm_tag {
+	KCOMM_TAG_GENERATE = 1,    /* kgenrun: generated edges to rank 0 */
+	KCOMM_TAG_SCATTER = 8,     /* kdist: rank 0's slices of an imported graph */
+	KCOMM_TAG_GATHERV = 78,    /* kcomm_gatherv of blocks over 2 GiB */
+	KCOMM_TAG_DEAL_HEAD = 91,  /* kdist_deal: a chunk's size, or the end and its code */
+	KCOMM_TAG_DEAL_DATA = 92,  /* kdist_deal: a chunk's tuples */
+};
 void kcomm_send(kcomm *c, const void *buf, size_t bytes, int dest, int tag);
 void kcomm_recv(kcomm *c, void *buf, size_t bytes, int src, int tag);
 

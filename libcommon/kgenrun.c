@@ -68,7 +68,7 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 			uint64_t n = M - first < CHUNK_EDGES ? M - first : CHUNK_EDGES;
 			kgen_edges(&g, first, n, buf);
 			if (rank != 0)
-				kcomm_send(world, buf, n * 16, 0, 1);
+				kcomm_send(world, buf, n * 16, 0, KCOMM_TAG_GENERATE);
 		}
 		if (rank != 0)
 			continue;
@@ -79,7 +79,7 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 			uint64_t first = cr * CHUNK_EDGES;
 			uint64_t n = M - first < CHUNK_EDGES ? M - first : CHUNK_EDGES;
 			if (r != 0)
-				kcomm_recv(world, buf, n * 16, r, 1);
+				kcomm_recv(world, buf, n * 16, r, KCOMM_TAG_GENERATE);
 			rc = ksink_write(sink, buf, n);
 			if (rc) {
 				ksink_abandon(sink);

@@ -385,6 +385,14 @@ void kio_cleanup_remove(const char *path)
 		}
 }
 
+char *kio_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = kmalloc(n);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
 int kio_rmtree(const char *path)
 {
 	struct stat st;

@@ -83,6 +83,8 @@ FILE *kio_out_file(kio_out *out);
 /* Register a path (file or directory tree) to remove if we die; NULL-safe. */
 void kio_cleanup_add(const char *path);
 void kio_cleanup_remove(const char *path);
+/* "dir/name", kmalloc'd. */
+char *kio_join(const char *dir, const char *name);
 /* rm -rf PATH (used for temporary directories). */
 int kio_rmtree(const char *path);
 /* Close stdout and report a failure (e.g. full disk) as KEXIT_IO. */

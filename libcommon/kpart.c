@@ -39,14 +39,6 @@ int kpart_grid_init(kpart_grid *g, uint64_t nv, int R, int C)
 	return 0;
 }
 
-char *kpart_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = kmalloc(n);
-	snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 /* ---------------------------------------------------------------- manifest */
 
 static int slurp(const char *path, char **buf, size_t *len)
@@ -179,7 +171,7 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 		kerror("'%s': not a kbfs partition (not a directory)", dir);
 		return KEXIT_DATA;
 	}
-	char *path = kpart_join(dir, "manifest");
+	char *path = kio_join(dir, "manifest");
 	if (access(path, F_OK) && errno == ENOENT) {
 		kerror("'%s': not a kbfs partition (no manifest)", dir);
 		free(path);
@@ -320,7 +312,7 @@ int kpart_manifest_grid(const char *dir, int *R, int *C, uint64_t *nv)
 
 int kpart_construction_time(const char *dir, double *seconds)
 {
-	char *path = kpart_join(dir, "build-info"), *text;
+	char *path = kio_join(dir, "build-info"), *text;
 	size_t len;
 	int rc = slurp(path, &text, &len);
 	if (rc) {
@@ -468,7 +460,7 @@ int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_bl
 {
 	memset(b, 0, sizeof *b);
 	const kpart_rankinfo *ri = &m->ranks[rank];
-	char *path = kpart_join(dir, ri->file);
+	char *path = kio_join(dir, ri->file);
 	kio_in *in = kio_open_in(path, 0);
 	if (!in) {
 		free(path);

@@ -31,6 +31,7 @@
  */
 #include "kpart.h"
 #include "kpart_internal.h"
+#include "kdist.h"
 #include "kedge.h"
 #include "kio.h"
 #include "klog.h"
@@ -409,7 +410,9 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 		goto out;
 	}
 	if (stream) {
-		rc = kcomm_agree(comm, kpart_deal(comm, r, idbytes, &s, &crc));
+		s.w = idbytes;
+		s.nv = UINT64_MAX; /* kedge_read checks the ids */
+		rc = kcomm_agree(comm, kdist_deal(comm, r, idbytes, &crc, &s.mem, &s.n));
 	} else {
 		s.r = r;
 		s.first = (uint64_t)((unsigned __int128)hdr[3] * (unsigned)me / (unsigned)P);

@@ -68,15 +68,6 @@ static inline void put_res(void *res, int r64, uint64_t pos, uint64_t x)
 		((uint32_t *)res)[pos] = (uint32_t)x;
 }
 
-static void encode(const uint64_t *uv, size_t k, int w, unsigned char *b)
-{
-	for (size_t e = 0; e < 2 * k; e++)
-		if (w == 4)
-			kio_put32(b + 4 * e, (uint32_t)uv[e]);
-		else
-			kio_put64(b + 8 * e, uv[e]);
-}
-
 /* ---------------------------------------------------------------- source */
 
 /* The first problem met in a range of tuples (threads report nothing; the
@@ -560,58 +551,4 @@ int kpart_read_trailer(const char *input, const kedge_info *info, uint64_t *size
 		*crc = kio_get32(t + 12), *size = sz;
 	kio_close_in(in);
 	return rc;
-}
-
-/* Stream input: rank 0 reads (kedge_read checks the CRC and the trailer)
- * and deals chunks round-robin; every rank keeps its chunks in s->mem. */
-int kpart_deal(kcomm *comm, kedge_reader *r, int idbytes, source *s, uint32_t *crc)
-{
-	int P = kcomm_size(comm), me = kcomm_rank(comm), rc = 0;
-	size_t rec = 2 * (size_t)idbytes, cap = 0;
-	uint64_t hdr[2];
-	s->w = idbytes;
-	s->nv = UINT64_MAX; /* kedge_read checks the ids */
-	if (me == 0) {
-		uint64_t *uv = kmalloc((size_t)CHUNK * 16);
-		unsigned char *enc = kmalloc((size_t)CHUNK * rec);
-		for (uint64_t c = 0;; c++) {
-			size_t got = 0;
-			if ((rc = kedge_read(r, uv, CHUNK, &got)) || !got)
-				break;
-			encode(uv, got, idbytes, enc);
-			*crc = kio_crc32(*crc, enc, got * rec);
-			int d = (int)(c % (uint64_t)P);
-			if (d) {
-				hdr[0] = got;
-				hdr[1] = 0;
-				kcomm_send(comm, hdr, sizeof hdr, d, 91);
-				kcomm_send(comm, enc, got * rec, d, 92);
-				continue;
-			}
-			if ((s->n + got) * rec > cap) {
-				cap = (s->n + got) * rec * 2;
-				s->mem = krealloc(s->mem, cap);
-			}
-			memcpy(s->mem + s->n * rec, enc, got * rec);
-			s->n += got;
-		}
-		hdr[0] = 0;
-		hdr[1] = (uint64_t)rc;
-		for (int d = 1; d < P; d++)
-			kcomm_send(comm, hdr, sizeof hdr, d, 91);
-		free(uv);
-		free(enc);
-		return rc;
-	}
-	for (;;) {
-		kcomm_recv(comm, hdr, sizeof hdr, 0, 91);
-		if (!hdr[0])
-			return (int)hdr[1];
-		if ((s->n + hdr[0]) * rec > cap) {
-			cap = (s->n + hdr[0]) * rec * 2;
-			s->mem = krealloc(s->mem, cap);
-		}
-		kcomm_recv(comm, s->mem + s->n * rec, hdr[0] * rec, 0, 92);
-		s->n += hdr[0];
-	}
 }

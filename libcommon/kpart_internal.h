@@ -22,9 +22,6 @@
 #define HOST_LE 0
 #endif
 
-/* "dir/name", kmalloc'd */
-char *kpart_join(const char *dir, const char *name);
-
 static inline int kpart_bits_for(uint64_t n) /* bits to write 0 .. n-1 */
 {
 	return n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
@@ -85,7 +82,6 @@ int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64
 int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
 		const char *input);
 int kpart_read_trailer(const char *input, const kedge_info *info, uint64_t *size, uint32_t *crc);
-int kpart_deal(kcomm *comm, kedge_reader *r, int idbytes, source *s, uint32_t *crc);
 /* kpart_csc.c */
 void kpart_build_csc(const plan *pl, part *pt);
 void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, const uint64_t *rowperm);

@@ -587,7 +587,7 @@ int kpart_manifest_write(const kpart_manifest *m, const char *path, const char *
 /* An existing partition or an empty directory may be replaced. */
 static int replaceable(const char *dir)
 {
-	char *p = kpart_join(dir, "manifest");
+	char *p = kio_join(dir, "manifest");
 	struct stat st;
 	int yes = stat(p, &st) == 0;
 	free(p);

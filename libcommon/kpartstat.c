@@ -13,14 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = kmalloc(n);
-	snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 /* ------------------------------------------------------------ check, dump */
 
 static inline uint64_t idx_at(const void *a, int idx64, uint64_t k)
@@ -156,7 +148,7 @@ int kpart_check(const char *dir, int verbose)
 	check_sums s = {0};
 	uint64_t *orig = NULL, norig = 0;
 	for (int r = 0; r < nranks; r++) {
-		char *path = join(dir, m.ranks[r].file);
+		char *path = kio_join(dir, m.ranks[r].file);
 		kpart_block b;
 		rc = check_file(path, &m.ranks[r]);
 		if (!rc)

@@ -2,8 +2,11 @@
 #include "kio.h"
 #include "klog.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const unsigned char kpred_magic[KPRED_MAGIC_LEN] = {0x89, 'K', 'P', 'R', 'D', '\r', '\n', 0x1a};
 
@@ -318,4 +321,55 @@ int kpred_read(const char *path, uint64_t *root, uint64_t *n, uint64_t **v, int6
 	*v = a.v;
 	*parent = a.p;
 	return 0;
+}
+
+/* ---- lists of files ---- */
+
+static void list_push(kpred_list *l, const char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = krealloc(l->v, kmul(l->cap, sizeof *l->v));
+	}
+	l->v[l->n++] = kstrdup(s);
+}
+
+static int cmp_name(const void *a, const void *b) { return strverscmp(*(char *const *)a, *(char *const *)b); }
+
+int kpred_list_add(kpred_list *l, const char *arg)
+{
+	struct stat st;
+	if (!strcmp(arg, "-") || stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+		list_push(l, arg);
+		return 0;
+	}
+	DIR *d = opendir(arg);
+	if (!d) {
+		kerror("cannot open '%s': %s", arg, strerror(errno));
+		return KEXIT_IO;
+	}
+	size_t first = l->n;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "pred-", 5) || strstr(e->d_name, ".tmp."))
+			continue;
+		char *p = kio_join(arg, e->d_name);
+		list_push(l, p);
+		free(p);
+	}
+	closedir(d);
+	if (l->n == first) {
+		kerror("'%s': no pred-* file in this directory", arg);
+		return KEXIT_DATA;
+	}
+	qsort(l->v + first, l->n - first, sizeof *l->v, cmp_name);
+	return 0;
+}
+
+void kpred_list_free(kpred_list *l)
+{
+	for (size_t k = 0; k < l->n; k++)
+		free(l->v[k]);
+	free(l->v);
+	memset(l, 0, sizeof *l);
 }

@@ -21,7 +21,8 @@
  *           A newer major version, a bad CRC, a truncated file or bytes
  *           after the CRC are refused.
  *
- * Who calls: kbfs (kpred_write), kvalidate and the tests (kpred_read).
+ * Who calls: kbfs (kpred_write), kvalidate (kpred_list_add, kpred_read
+ * through kval) and the tests (kpred_read).
  * Errors are reported with kerror() ("'FILE': reason" or "FILE:LINE:
  * reason", one line) and returned as KEXIT_* codes: KEXIT_DATA for a
  * truncated, corrupt or malformed file, KEXIT_IO for a system error.
@@ -49,6 +50,18 @@ int kpred_write(const char *path, int binary, uint64_t root, uint64_t n, const u
  * file order) are allocated here; the caller frees them.  Returns 0 or a
  * KEXIT code after kerror() (then nothing is allocated). */
 int kpred_read(const char *path, uint64_t *root, uint64_t *n, uint64_t **v, int64_t **parent);
+
+/* The predecessor files named on a command line. */
+typedef struct kpred_list {
+	char **v;
+	size_t n, cap;
+} kpred_list;
+/* Add arg to l: a directory as its pred-* files (temporaries skipped, in
+ * version order), anything else ("-" included) as it is.  Returns 0, or a
+ * KEXIT code after kerror() (a directory that cannot be read or has no
+ * pred-* file). */
+int kpred_list_add(kpred_list *l, const char *arg);
+void kpred_list_free(kpred_list *l);
 
 /* 1 if the first n bytes start with the binary magic. */
 int kpred_is_magic(const void *buf, size_t n);

@@ -1,6 +1,7 @@
 #include "kval.h"
 #include "kengine.h"
 #include "klog.h"
+#include "kpred.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -144,8 +145,7 @@ static void depth_serial(const uint64_t *pred, uint64_t N, uint32_t *depth, fail
  * Deterministic: the same pred gives the same failure on every rank. */
 static void depth_compute(const uint64_t *pred, uint64_t N, uint64_t root, uint32_t *depth, fail *f)
 {
-	if (N >= (uint64_t)VISIT - 1)
-		kdie(KEXIT_RESOURCE, "validation handles at most %" PRIu64 " vertices", (uint64_t)VISIT - 2);
+	KASSERT(N < (uint64_t)VISIT - 1);
 	if (root >= N) {
 		fail_set(f, KVAL_ROOT_RANGE, root, NONE, -1, -1);
 		return;
@@ -227,6 +227,16 @@ static int agree(kcomm *w, fail *f)
 	return 1;
 }
 
+/* 0, or KEXIT_RESOURCE after kerror() when depths of N vertices do not
+ * fit (every rank has the same N, so all refuse together). */
+static int too_many(uint64_t N)
+{
+	if (N < (uint64_t)VISIT - 1)
+		return 0;
+	kerror("validation handles at most %" PRIu64 " vertices", (uint64_t)VISIT - 2);
+	return KEXIT_RESOURCE;
+}
+
 /* --------------------------------------------------------------- words */
 
 static void describe(const kval_result *r, const char *vs, const char *os, char *buf, size_t n)
@@ -274,6 +284,26 @@ static void describe(const kval_result *r, const char *vs, const char *os, char 
 		snprintf(buf, n, "rule (f): the search reported nedge %" PRIu64 ", validation counts %" PRIu64, r->claimed,
 			 r->nedge);
 		break;
+	case KVAL_FILE_VERTEX:
+		snprintf(buf, n, "rule (a): vertex %" PRIu64 " (parent %" PRId64 ") is not a vertex of the graph", r->vertex,
+			 (int64_t)r->other);
+		break;
+	case KVAL_FILE_PARENT:
+		snprintf(buf, n, "rule (a): vertex %" PRIu64 " has parent %" PRId64 ", which is neither -1 nor a vertex id",
+			 r->vertex, (int64_t)r->other);
+		break;
+	case KVAL_FILE_TWICE:
+		snprintf(buf, n, "vertex %" PRIu64 " is listed twice, with different parents", r->vertex);
+		break;
+	case KVAL_FILE_ROOTS:
+		snprintf(buf, n, "rule (b): the file names root %" PRIu64 " but --root is %" PRIu64, r->vertex, r->other);
+		break;
+	case KVAL_FILE_NOROOT:
+		snprintf(buf, n, "rule (b): no vertex is its own parent (give the root with --root)");
+		break;
+	case KVAL_FILE_ROOT:
+		snprintf(buf, n, "rule (b): the root %" PRIu64 " is not a vertex of the graph", r->vertex);
+		break;
 	default:
 		KBUG("bad check %d", r->check);
 	}
@@ -294,8 +324,8 @@ static void id_str(const uint64_t *map, uint64_t x, char *s, size_t n)
 void kval_describe(const kval_result *res, const uint64_t *map, char *buf, size_t n)
 {
 	char vs[48], os[48];
-	/* out-of-range ids cannot go through the map */
-	int vmap = res->check != KVAL_ROOT_RANGE && res->check != KVAL_NEDGE;
+	/* out-of-range ids cannot go through the map; a file's ids are input ids */
+	int vmap = res->check != KVAL_ROOT_RANGE && res->check != KVAL_NEDGE && res->check < KVAL_FILE_VERTEX;
 	int omap = vmap && res->check != KVAL_PARENT_RANGE;
 	id_str(vmap ? map : NULL, res->vertex, vs, sizeof vs);
 	id_str(omap ? map : NULL, res->other, os, sizeof os);
@@ -629,6 +659,8 @@ int kval_partition(kcomm *world, const kpart_block *b, uint64_t root, const uint
 	const kpart_grid *g = &b->g;
 	uint64_t N = g->N;
 	result_init(res, nedge_claimed);
+	if (too_many(N))
+		return KEXIT_RESOURCE;
 	KASSERT(b->tdeg);
 	uint32_t *depth = kmalloc(kmul((size_t)N, sizeof *depth) + 4);
 	fail f = fail_none;
@@ -656,9 +688,9 @@ int kval_partition_packed(kcomm *world, const kpart_block *b, uint64_t root, uin
 {
 	const kpart_grid *g = &b->g;
 	uint64_t N = g->N;
-	if (N >= (uint64_t)VISIT - 1)
-		kdie(KEXIT_RESOURCE, "validation handles at most %" PRIu64 " vertices", (uint64_t)VISIT - 2);
 	result_init(res, nedge_claimed);
+	if (too_many(N))
+		return KEXIT_RESOURCE;
 	KASSERT(b->tdeg);
 	/* the block's columns, then its row blocks outside them */
 	uint8_t *lv = kmalloc((size_t)N + 8);
@@ -702,6 +734,8 @@ int kval_edges(kcomm *world, const uint64_t *uv, uint64_t ne_local, uint64_t nv,
 	       uint64_t nedge_claimed, kval_result *res)
 {
 	result_init(res, nedge_claimed);
+	if (too_many(nv))
+		return KEXIT_RESOURCE;
 	uint32_t *depth = kmalloc(kmul((size_t)nv, sizeof *depth) + 4);
 	fail f = fail_none;
 	depth_compute(pred, nv, root, depth, &f);
@@ -774,4 +808,70 @@ out:
 		return 0;
 	result_fail(res, &f);
 	return 1;
+}
+
+/* ------------------------------------------------------------ files */
+
+/* input id -> internal id, NONE when not a vertex of the graph */
+static uint64_t to_internal(const kval_graph *g, uint64_t x)
+{
+	if (!g->map)
+		return x < g->nreal ? x : NONE;
+	return kidmap_find(&g->inv, x);
+}
+
+static void file_fail(kval_result *res, int check, uint64_t vertex, uint64_t other)
+{
+	res->check = check;
+	res->rule = check == KVAL_FILE_TWICE ? 0 : check == KVAL_FILE_VERTEX || check == KVAL_FILE_PARENT ? 'a' : 'b';
+	res->vertex = res->vertex_orig = vertex;
+	res->other = other;
+	kval_describe(res, NULL, res->msg, sizeof res->msg);
+}
+
+int kval_tree_read(const kval_graph *g, const char *path, uint64_t opt_root, uint64_t *pred, uint64_t *root_in,
+		   uint64_t *root, kval_result *res)
+{
+	uint64_t froot, n, *v;
+	int64_t *par;
+	result_init(res, NONE);
+	*root_in = *root = NONE;
+	int rc = kpred_read(path, &froot, &n, &v, &par);
+	if (rc)
+		return rc;
+	for (uint64_t x = 0; x < g->N; x++)
+		pred[x] = NONE;
+	uint64_t self = NONE;
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t iv = to_internal(g, v[k]);
+		uint64_t ip = par[k] == -1 ? NONE : par[k] < -1 ? NONE - 1 : to_internal(g, (uint64_t)par[k]);
+		if (iv == NONE) {
+			if (par[k] == -1)
+				continue;
+			file_fail(res, KVAL_FILE_VERTEX, v[k], (uint64_t)par[k]);
+			goto out;
+		}
+		if (par[k] != -1 && ip >= NONE - 1) {
+			file_fail(res, KVAL_FILE_PARENT, v[k], (uint64_t)par[k]);
+			goto out;
+		}
+		if (pred[iv] != NONE && pred[iv] != ip) {
+			file_fail(res, KVAL_FILE_TWICE, v[k], NONE);
+			goto out;
+		}
+		pred[iv] = ip;
+		if (ip == iv && self == NONE)
+			self = v[k];
+	}
+	*root_in = opt_root != NONE ? opt_root : froot != NONE ? froot : self;
+	if (opt_root != NONE && froot != NONE && froot != opt_root)
+		file_fail(res, KVAL_FILE_ROOTS, froot, opt_root);
+	else if (*root_in == NONE)
+		file_fail(res, KVAL_FILE_NOROOT, NONE, NONE);
+	else if ((*root = to_internal(g, *root_in)) == NONE)
+		file_fail(res, KVAL_FILE_ROOT, *root_in, NONE);
+out:
+	free(v);
+	free(par);
+	return 0;
 }

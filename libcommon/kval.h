@@ -44,7 +44,12 @@
  * a parent that is not a neighbour also shifts depths (it is reported as
  * (c), not (d)).
  * Self-loops are skipped by every rule.  Limits: N < 2^32 - 4 (depths are
- * 32-bit).
+ * 32-bit); a larger graph is refused (KEXIT_RESOURCE after kerror()).
+ *
+ * kvalidate's side: the graph it checks against, a partition or an edge
+ * list spread over the ranks (kval_graph.c), and predecessor files in
+ * input ids translated to pred, where rules (a) and (b) can already fail
+ * on what the file says (kval_tree_read, with the other verdicts here).
  */
 #ifndef KVAL_H
 #define KVAL_H
@@ -53,6 +58,8 @@
 #include <stdint.h>
 
 #include "kcomm.h"
+#include "kdist.h"
+#include "kidmap.h"
 #include "kpart.h"
 
 /* Which check failed (more precise than the rule letter). */
@@ -67,10 +74,17 @@ enum kval_check {
 	KVAL_TREE_EDGE,    /* (c) {other = pred[vertex], vertex} is not an edge */
 	KVAL_DEPTH,        /* (d) edge {vertex, other}, depths differ by > 1 */
 	KVAL_NEDGE,        /* (f) nedge recomputed != claimed */
+	/* what a predecessor file says, in its input ids (kval_tree_read) */
+	KVAL_FILE_VERTEX,  /* (a) vertex (parent: other as int64) is not a vertex of the graph */
+	KVAL_FILE_PARENT,  /* (a) vertex has parent other (int64), neither -1 nor a vertex */
+	KVAL_FILE_TWICE,   /* (no rule) vertex is listed twice, with different parents */
+	KVAL_FILE_ROOTS,   /* (b) the file names root vertex, --root is other */
+	KVAL_FILE_NOROOT,  /* (b) no vertex is its own parent */
+	KVAL_FILE_ROOT,    /* (b) the root vertex is not a vertex of the graph */
 };
 
 typedef struct kval_result {
-	int rule;          /* 'a'..'f', or 0 when valid */
+	int rule;          /* 'a'..'f', or 0 when valid (or KVAL_FILE_TWICE) */
 	int check;         /* enum kval_check */
 	uint64_t vertex;   /* internal id of one offender, UINT64_MAX if none */
 	uint64_t other;    /* the second vertex of the failed check, UINT64_MAX if none */
@@ -86,7 +100,8 @@ typedef struct kval_result {
 
 /* Validate the tree pred rooted at root against the 2D partition whose
  * block b this rank holds.  Returns 0 valid, 1 invalid (res filled the same
- * on every rank).  Collective over world. */
+ * on every rank), or KEXIT_RESOURCE when N is beyond the limit.
+ * Collective over world. */
 int kval_partition(kcomm *world, const kpart_block *b, uint64_t root, const uint64_t *pred, uint64_t nedge_claimed,
 		   kval_result *res);
 
@@ -116,5 +131,36 @@ int kval_edges(kcomm *world, const uint64_t *uv, uint64_t ne_local, uint64_t nv,
  * (internal -> input id; NULL: internal ids; an entry UINT64_MAX is shown as
  * "internal X").  "rule (c): ..." style, no trailing newline. */
 void kval_describe(const kval_result *res, const uint64_t *map, char *buf, size_t n);
+
+/* ---- kvalidate's graph (kval_graph.c) and files ---- */
+
+/* The graph trees are checked against. */
+typedef struct kval_graph {
+	int is_part;       /* a kpart directory (else an edge list) */
+	kpart_block b;     /* a partition: this rank's block */
+	kdist_edges e;     /* an edge list: this rank's tuples */
+	uint64_t N;        /* ids in pred: padded N (partition) or nv */
+	uint64_t nreal;    /* with an identity map: input ids are 0..nreal-1 */
+	uint64_t *map;     /* rank 0: internal -> input id (N entries), NULL: identity */
+	kidmap inv;        /* rank 0 with a map: input id -> internal */
+} kval_graph;
+
+/* Load path: a partition directory (the job must be its R x C; the ids
+ * of every block gathered on rank 0) or an edge file or text graph
+ * (kdist_load).  Collective; 0 or a KEXIT code on every rank. */
+int kval_graph_load(kcomm *world, const char *path, kval_graph *g);
+void kval_graph_free(kval_graph *g);
+/* kval_partition or kval_edges, as g is. */
+int kval_graph_check(kcomm *world, const kval_graph *g, uint64_t root, const uint64_t *pred, uint64_t nedge_claimed,
+		     kval_result *res);
+/* Rank 0: read the predecessor file path (kpred_read) into pred (g->N
+ * internal ids, UINT64_MAX unreached).  The root is opt_root when not
+ * UINT64_MAX, else the one the file records, else the first vertex that
+ * is its own parent: *root_in (input id) and *root (internal).  Returns a
+ * KEXIT code when the file cannot be read, else 0 with res->check telling
+ * whether the file already breaks rule (a) or (b) (a KVAL_FILE_* check,
+ * res->msg in words; pred is then incomplete) or KVAL_OK. */
+int kval_tree_read(const kval_graph *g, const char *path, uint64_t opt_root, uint64_t *pred, uint64_t *root_in,
+		   uint64_t *root, kval_result *res);
 
 #endif

@@ -1,0 +1,177 @@
+/* kdist: an edge list read once and spread over the ranks of a job (see kdist.h). */
+#include "kdist.h"
+#include "kimport.h"
+#include "kio.h"
+#include "klog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void encode(const uint64_t *uv, size_t k, int w, unsigned char *b)
+{
+	for (size_t e = 0; e < 2 * k; e++)
+		if (w == 4)
+			kio_put32(b + 4 * e, (uint32_t)uv[e]);
+		else
+			kio_put64(b + 8 * e, uv[e]);
+}
+
+static void append(unsigned char **mem, uint64_t *n, size_t *cap, const void *src, size_t got, size_t rec)
+{
+	if ((*n + got) * rec > *cap) {
+		*cap = (*n + got) * rec * 2;
+		*mem = krealloc(*mem, *cap);
+	}
+	if (src)
+		memcpy(*mem + *n * rec, src, got * rec);
+}
+
+int kdist_deal(kcomm *comm, kedge_reader *r, int idbytes, uint32_t *crc, unsigned char **mem, uint64_t *n)
+{
+	int P = kcomm_size(comm), me = kcomm_rank(comm), rc = 0;
+	size_t rec = 2 * (size_t)idbytes, cap = *mem ? *n * rec : 0;
+	uint64_t hdr[2]; /* tuples in the chunk (0: the end), rank 0's code at the end */
+	if (me == 0) {
+		uint64_t *uv = kmalloc((size_t)KDIST_CHUNK * 16);
+		unsigned char *enc = kmalloc((size_t)KDIST_CHUNK * rec);
+		for (uint64_t c = 0;; c++) {
+			size_t got = 0;
+			if ((rc = kedge_read(r, uv, KDIST_CHUNK, &got)) || !got)
+				break;
+			encode(uv, got, idbytes, enc);
+			if (crc)
+				*crc = kio_crc32(*crc, enc, got * rec);
+			int d = (int)(c % (uint64_t)P);
+			if (d) {
+				hdr[0] = got;
+				hdr[1] = 0;
+				kcomm_send(comm, hdr, sizeof hdr, d, KCOMM_TAG_DEAL_HEAD);
+				kcomm_send(comm, enc, got * rec, d, KCOMM_TAG_DEAL_DATA);
+				continue;
+			}
+			append(mem, n, &cap, enc, got, rec);
+			*n += got;
+		}
+		hdr[0] = 0;
+		hdr[1] = (uint64_t)rc;
+		for (int d = 1; d < P; d++)
+			kcomm_send(comm, hdr, sizeof hdr, d, KCOMM_TAG_DEAL_HEAD);
+		free(uv);
+		free(enc);
+		return rc;
+	}
+	for (;;) {
+		kcomm_recv(comm, hdr, sizeof hdr, 0, KCOMM_TAG_DEAL_HEAD);
+		if (!hdr[0])
+			return (int)hdr[1];
+		append(mem, n, &cap, NULL, hdr[0], rec);
+		kcomm_recv(comm, *mem + *n * rec, hdr[0] * rec, 0, KCOMM_TAG_DEAL_DATA);
+		*n += hdr[0];
+	}
+}
+
+/* Rank 0 holds all tuples (an imported text graph): send each rank its slice. */
+static void scatter(kcomm *comm, const uint64_t *all, uint64_t ne, kdist_edges *e)
+{
+	int rank = kcomm_rank(comm), P = kcomm_size(comm);
+	uint64_t lo = ne * (uint64_t)rank / (uint64_t)P, hi = ne * (uint64_t)(rank + 1) / (uint64_t)P;
+	e->ne_local = hi - lo;
+	e->uv = kmalloc(kmul((size_t)e->ne_local, 16) + 16);
+	if (rank == 0) {
+		memcpy(e->uv, all, (size_t)e->ne_local * 16);
+		for (int r = 1; r < P; r++) {
+			uint64_t a = ne * (uint64_t)r / (uint64_t)P, b = ne * (uint64_t)(r + 1) / (uint64_t)P;
+			kcomm_send(comm, all + 2 * a, (size_t)(b - a) * 16, r, KCOMM_TAG_SCATTER);
+		}
+	} else {
+		kcomm_recv(comm, e->uv, (size_t)e->ne_local * 16, 0, KCOMM_TAG_SCATTER);
+	}
+}
+
+/* A stream dealt as 8-byte ids: the buffer holds the tuples in kio byte order. */
+static int deal(kcomm *comm, kedge_reader *r, kdist_edges *e)
+{
+	unsigned char *mem = NULL;
+	uint64_t n = 0;
+	int rc = kdist_deal(comm, r, 8, NULL, &mem, &n);
+	e->ne_local = n;
+	e->uv = kmalloc(kmul((size_t)n, 16) + 16);
+	for (uint64_t k = 0; k < 2 * n; k++)
+		e->uv[k] = kio_get64(mem + 8 * k);
+	free(mem);
+	return rc;
+}
+
+int kdist_load(kcomm *comm, const char *path, kdist_edges *e)
+{
+	int rank = kcomm_rank(comm), P = kcomm_size(comm);
+	memset(e, 0, sizeof *e);
+	/* rank 0 looks at the first bytes: kedge, or text for kimport */
+	uint64_t hdr[4] = {0, 0, 0, 0}; /* rc, 0 text / 1 stream / 2 seekable, nv, ne */
+	kedge_reader *r = NULL;
+	kedge_info info;
+	kimport_result imp;
+	memset(&imp, 0, sizeof imp);
+	if (rank == 0) {
+		kio_in *in = kio_open_in(path, 0);
+		unsigned char head[KEDGE_MAGIC_LEN];
+		size_t got = 0;
+		hdr[0] = in ? (uint64_t)kio_peek(in, head, sizeof head, &got) : KEXIT_IO;
+		if (in)
+			kio_close_in(in);
+		hdr[1] = kedge_is_magic(head, got);
+		if (!hdr[0] && hdr[1]) {
+			hdr[0] = (uint64_t)kedge_open(path, &r, &info);
+			if (!hdr[0]) {
+				hdr[2] = info.nv;
+				hdr[3] = info.ne;
+				if (kedge_map(r)) {
+					e->map = kmalloc(kmul((size_t)info.nv, 8) + 8);
+					memcpy(e->map, kedge_map(r), (size_t)info.nv * 8);
+				}
+				hdr[1] = kedge_seekable(r) ? 2 : 1;
+			}
+		} else if (!hdr[0]) {
+			hdr[0] = (uint64_t)kimport_read(path, KIMPORT_AUTO, 0, &imp);
+			hdr[2] = imp.nv;
+			hdr[3] = imp.ne;
+			if (!hdr[0]) {
+				e->map = imp.map;
+				imp.map = NULL;
+			}
+		}
+	}
+	kcomm_bcast(comm, hdr, sizeof hdr, 0);
+	if (hdr[0])
+		return (int)hdr[0];
+	e->nv = hdr[2];
+	uint64_t ne = hdr[3];
+	if (hdr[1] == 0) {
+		scatter(comm, imp.uv, ne, e);
+		kimport_free(&imp);
+		return 0;
+	}
+	if (hdr[1] == 1) {
+		int rc = deal(comm, r, e);
+		kedge_close(r); /* the reader owns info.prov */
+		return rc;
+	}
+	/* seekable: every rank reads its own slice */
+	int rc = 0;
+	if (rank != 0)
+		rc = kedge_open(path, &r, &info);
+	uint64_t lo = ne * (uint64_t)rank / (uint64_t)P, hi = ne * (uint64_t)(rank + 1) / (uint64_t)P;
+	e->ne_local = hi - lo;
+	e->uv = kmalloc(kmul((size_t)e->ne_local, 16) + 16);
+	if (!rc)
+		rc = kedge_read_at(r, lo, hi - lo, e->uv);
+	kedge_close(r);
+	return kcomm_agree(comm, rc);
+}
+
+void kdist_free(kdist_edges *e)
+{
+	free(e->uv);
+	free(e->map);
+	memset(e, 0, sizeof *e);
+}
