@@ -57,7 +57,7 @@ static _Noreturn void usage(FILE *fp, int status)
 
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
-	O_PRED, O_PFMT, O_DEPTH, O_THREADS, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN,
+	O_PRED, O_PFMT, O_DEPTH, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN,
 	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC
 };
 
@@ -70,15 +70,14 @@ static const struct option long_opts[] = {
 	{"engine", required_argument, 0, O_ENGINE}, {"no-validate", no_argument, 0, O_NOVAL},
 	{"json", required_argument, 0, O_JSON},   {"pred-out", required_argument, 0, O_PRED},
 	{"pred-format", required_argument, 0, O_PFMT}, {"depth-out", required_argument, 0, O_DEPTH},
-	{"threads", required_argument, 0, O_THREADS}, {"kernel", required_argument, 0, O_KERNEL},
+	{"kernel", required_argument, 0, O_KERNEL},
 	{"vbfs-k", required_argument, 0, O_VBFSK}, {"gpu", required_argument, 0, O_GPU},
 	{"bu-split", required_argument, 0, O_BUSPLIT}, {"bu-batch", required_argument, 0, O_BUBATCH},
 	{"bu-rows", required_argument, 0, O_BUROWS}, {"transport", required_argument, 0, O_TRANSPORT},
 	{"bu-kernel", required_argument, 0, O_BUKERNEL}, {"no-bu-first", no_argument, 0, O_NOBUFIRST},
 	{"step-sync", no_argument, 0, O_STEPSYNC},
-	{"dry-run", no_argument, 0, O_DRYRUN},    {"quiet", no_argument, 0, 'q'},
-	{"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
-	{"version", no_argument, 0, 'V'},         {0, 0, 0, 0}};
+	{"dry-run", no_argument, 0, O_DRYRUN},    KOPT_COMMON_LONG,
+	{0, 0, 0, 0}};
 
 int main(int argc, char **argv)
 {
@@ -92,8 +91,7 @@ int main(int argc, char **argv)
 	uint64_t *roots = NULL;
 	size_t nroots = 0;
 	int c;
-	opterr = 0; /* our own messages: "kbfs: ..." */
-	while ((c = getopt_long(argc, argv, ":n:r:qvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:r:" KOPT_COMMON_SHORT, long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o.nroots = (int)kopt_u64("--nroots", optarg, 1, 1 << 20);
@@ -117,7 +115,6 @@ int main(int argc, char **argv)
 		case O_PRED: o.pred_out = optarg; break;
 		case O_PFMT: o.pred_binary = kopt_choice("--pred-format", optarg, kbfs_pred_format_names); break;
 		case O_DEPTH: o.depth_out = optarg; break;
-		case O_THREADS: o.threads = (int)kopt_u64("--threads", optarg, 1, 4096); break;
 		case O_KERNEL:
 			gpu.kernel = kgpu_kernel_parse(optarg);
 			if (gpu.kernel < 0)
@@ -141,18 +138,7 @@ int main(int argc, char **argv)
 		case O_STEPSYNC: gpu.step_sync = 1; break;
 		case O_TRANSPORT: o.transport = kopt_choice("--transport", optarg, kbfs_transport_names); break;
 		case O_DRYRUN: o.dry_run = 1; break;
-		case 'q': klog_set_quiet(1); break;
-		case 'v': klog_set_verbose(1); o.verbose = 1; break;
-		case 'h': usage(stdout, 0);
-		case 'V': kopt_version(stdout); return kio_close_stdout();
-		case ':':
-			if (optopt > 0 && optopt < 256)
-				kopt_usage_error("option '-%c' needs a value", optopt);
-			kopt_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt > 0 && optopt < 256)
-				kopt_usage_error("unknown option '-%c'", optopt);
-			kopt_usage_error("unknown option '%s'", argv[optind - 1]);
+		default: kopt_common(c, argv, &o.threads, usage);
 		}
 	}
 	if (optind >= argc)
@@ -163,6 +149,7 @@ int main(int argc, char **argv)
 		kopt_usage_error("-n draws roots; it cannot be combined with -r or --roots");
 	if (o.engine == KBFS_ENGINE_CPU && o.transport == KBFS_TRANSPORT_NCCL)
 		kopt_usage_error("--transport nccl needs the CUDA engine (not --engine cpu)");
+	o.verbose = klog_verbose();
 	o.roots = roots;
 	o.nroots_given = nroots;
 	kcomm *world = kcomm_init(&argc, &argv, 0);

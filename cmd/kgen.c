@@ -48,7 +48,7 @@ static _Noreturn void usage(FILE *fp, int status)
 int main(int argc, char **argv)
 {
 	klog_init(argv[0]);
-	enum { O_SEED1 = 256, O_SEED2, O_VER, O_FROM, O_MAP, O_SKIP, O_IFMT, O_FORCE, O_THREADS };
+	enum { O_SEED1 = 256, O_SEED2, O_VER, O_FROM, O_MAP, O_SKIP, O_IFMT, O_FORCE };
 	static const struct option opts[] = {
 		{"scale", required_argument, 0, 's'},     {"edgefactor", required_argument, 0, 'e'},
 		{"seed1", required_argument, 0, O_SEED1}, {"seed2", required_argument, 0, O_SEED2},
@@ -57,16 +57,11 @@ int main(int argc, char **argv)
 		{"skip-bad", no_argument, 0, O_SKIP},     {"import-format", required_argument, 0, O_IFMT},
 		{"format", required_argument, 0, 'f'},    {"compress", no_argument, 0, 'z'},
 		{"output", required_argument, 0, 'o'},    {"force", no_argument, 0, O_FORCE},
-		{"threads", required_argument, 0, O_THREADS},
-		{"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
-		{0, 0, 0, 0}};
-	static const char *const ifmts[] = {"auto", "edgelist", "mtx", "metis", "dimacs", "sg", "kedge", NULL};
-	static const char *const fmts[] = {"kedge", "text", "g500", "g500v2", NULL};
+		KOPT_COMMON_LONG,                         {0, 0, 0, 0}};
 	kgenrun_opts o = {.p = {.scale = 0, .edgefactor = 16, .seed1 = 2, .seed2 = 3, .version = 3},
 			  .format = KFMT_KEDGE, .out = "-", .import_format = KIMPORT_AUTO};
-	int c;
-	while ((c = getopt_long(argc, argv, "s:e:f:zo:qvhV", opts, NULL)) != -1) {
+	int c, threads = 0;
+	while ((c = getopt_long(argc, argv, ":s:e:f:zo:" KOPT_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
 		case 's': o.p.scale = (int)kopt_u64("-s", optarg, 1, KGEN_MAX_SCALE); break;
 		case 'e': o.p.edgefactor = kopt_u64("-e", optarg, 1, 1u << 20); break;
@@ -76,17 +71,12 @@ int main(int argc, char **argv)
 		case O_FROM: o.from = optarg; break;
 		case O_MAP: o.map_out = optarg; break;
 		case O_SKIP: o.skip_bad = 1; break;
-		case O_IFMT: o.import_format = kopt_choice("--import-format", optarg, ifmts); break;
-		case 'f': o.format = kopt_choice("-f", optarg, fmts); break;
+		case O_IFMT: o.import_format = kopt_choice("--import-format", optarg, kimport_format_names); break;
+		case 'f': o.format = kopt_choice("-f", optarg, kfmt_names); break;
 		case 'z': o.compress = 1; break;
 		case 'o': o.out = optarg; break;
 		case O_FORCE: o.force = 1; break;
-		case O_THREADS: kopt_set_threads((int)kopt_u64("--threads", optarg, 1, 4096)); break;
-		case 'q': klog_set_quiet(1); break;
-		case 'v': klog_set_verbose(1); break;
-		case 'h': usage(stdout, 0);
-		case 'V': kopt_version(stdout); return kio_close_stdout();
-		default: fprintf(stderr, "Try 'kgen --help' for more information.\n"); return KEXIT_USAGE;
+		default: kopt_common(c, argv, &threads, usage);
 		}
 	}
 	if (optind < argc)
@@ -103,6 +93,7 @@ int main(int argc, char **argv)
 		kopt_usage_error("edgefactor x 2^scale does not fit in 64 bits");
 	o.argc = argc;
 	o.argv = argv;
+	kopt_threads(threads, kopt_local_ranks());
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	int rc = o.from ? kgenrun_import(world, &o) : kgenrun_generate(world, &o);
 	kcomm_finalize();

@@ -64,19 +64,6 @@ static char *default_output(const char *in)
 	return out;
 }
 
-/* One thread per core this process gets when several ranks share a host. */
-static void default_threads(void)
-{
-	const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-	if (!ls)
-		ls = getenv("MPI_LOCALNRANKS");
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t local;
-	if (getenv("OMP_NUM_THREADS") || !ls || kopt_parse_u64(ls, 1, 1 << 20, &local) || local < 2 || cores < 1)
-		return;
-	kopt_set_threads(cores / (long)local > 1 ? (int)(cores / (long)local) : 1);
-}
-
 static char *joined_argv(int argc, char **argv)
 {
 	size_t n = 1;
@@ -98,7 +85,7 @@ static void print_json(const kpart_opts *o, const kpart_build_stats *st)
 	kjson_kv_string(w, "output", o->outdir);
 	kjson_kv_int(w, "R", o->R);
 	kjson_kv_int(w, "C", o->C);
-	kjson_kv_string(w, "relabel", o->relabel ? "degree" : "none");
+	kjson_kv_string(w, "relabel", kpart_relabel_names[o->relabel]);
 	kjson_kv_uint(w, "nv", st->nv);
 	kjson_kv_uint(w, "N", st->N);
 	kjson_kv_uint(w, "M", st->M);
@@ -168,35 +155,31 @@ static int dry_run(const kpart_opts *o, int scale, uint64_t ef, uint64_t gpu_byt
 int main(int argc, char **argv)
 {
 	klog_init(argv[0]);
-	enum { O_RELABEL = 256, O_FORCE, O_CHECK, O_JSON, O_THREADS, O_DUMP, O_DUMPL, O_WIDE, O_ROUND, O_DRY, O_GPUMEM };
+	enum { O_RELABEL = 256, O_FORCE, O_CHECK, O_JSON, O_DUMP, O_DUMPL, O_WIDE, O_ROUND, O_DRY, O_GPUMEM };
 	static const struct option opts[] = {
 		{"rows", required_argument, 0, 'R'},      {"cols", required_argument, 0, 'C'},
 		{"output", required_argument, 0, 'o'},    {"relabel", required_argument, 0, O_RELABEL},
 		{"force", no_argument, 0, O_FORCE},       {"check", required_argument, 0, O_CHECK},
-		{"json", no_argument, 0, O_JSON},         {"threads", required_argument, 0, O_THREADS},
-		{"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
+		{"json", no_argument, 0, O_JSON},         KOPT_COMMON_LONG,
 		{"dry-run", no_argument, 0, O_DRY},       {"scale", required_argument, 0, 's'},
 		{"edgefactor", required_argument, 0, 'e'}, {"gpu-memory", required_argument, 0, O_GPUMEM},
 		/* for tests, not documented */
 		{"dump", required_argument, 0, O_DUMP},   {"dump-layout", required_argument, 0, O_DUMPL},
 		{"wide", no_argument, 0, O_WIDE},         {"round-tuples", required_argument, 0, O_ROUND},
 		{0, 0, 0, 0}};
-	static const char *const relabels[] = {"none", "degree", NULL};
 	kpart_opts o = {.R = 0, .C = 0, .relabel = KPART_RELABEL_DEGREE};
 	const char *check = NULL, *dump = NULL;
 	int json = 0, layout = 0, threads = 0, dry = 0, scale = 0, c;
 	uint64_t ef = 0, gpu_bytes = 0;
-	while ((c = getopt_long(argc, argv, "R:C:o:s:e:qvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":R:C:o:s:e:" KOPT_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
 		case 'R': o.R = (int)kopt_u64("-R", optarg, 1, 1 << 20); break;
 		case 'C': o.C = (int)kopt_u64("-C", optarg, 1, 1 << 20); break;
 		case 'o': o.outdir = optarg; break;
-		case O_RELABEL: o.relabel = kopt_choice("--relabel", optarg, relabels); break;
+		case O_RELABEL: o.relabel = kopt_choice("--relabel", optarg, kpart_relabel_names); break;
 		case O_FORCE: o.force = 1; break;
 		case O_CHECK: check = optarg; break;
 		case O_JSON: json = 1; break;
-		case O_THREADS: threads = (int)kopt_u64("--threads", optarg, 1, 4096); break;
 		case O_DUMP: dump = optarg; break;
 		case O_DUMPL: dump = optarg, layout = 1; break;
 		case O_WIDE: o.wide = 1; break;
@@ -205,11 +188,7 @@ int main(int argc, char **argv)
 		case 's': scale = (int)kopt_u64("-s", optarg, 1, 42); break;
 		case 'e': ef = kopt_u64("-e", optarg, 1, 1u << 20); break;
 		case O_GPUMEM: gpu_bytes = parse_size("--gpu-memory", optarg); break;
-		case 'q': klog_set_quiet(1); break;
-		case 'v': klog_set_verbose(1); break;
-		case 'h': usage(stdout, 0);
-		case 'V': kopt_version(stdout); return kio_close_stdout();
-		default: fprintf(stderr, "Try 'kpart --help' for more information.\n"); return KEXIT_USAGE;
+		default: kopt_common(c, argv, &threads, usage);
 		}
 	}
 	if (!dry && (scale || ef || gpu_bytes))
@@ -248,10 +227,7 @@ int main(int argc, char **argv)
 			kopt_usage_error("give -o DIR when the edge file is standard input");
 	}
 	char *cmdline = joined_argv(argc, argv), *outdir = NULL;
-	if (threads)
-		kopt_set_threads(threads);
-	else
-		default_threads();
+	kopt_threads(threads, kopt_local_ranks());
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	int me = kcomm_rank(world), rc = 0;
 	if (check || dump) {

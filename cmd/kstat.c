@@ -105,27 +105,19 @@ static int runs_main(int n, char **paths, int json, const char *svg)
 int main(int argc, char **argv)
 {
 	klog_init(argv[0]);
-	enum { O_JSON = 256, O_SVG, O_THREADS };
+	enum { O_JSON = 256, O_SVG };
 	static const struct option opts[] = {
-		{"json", no_argument, 0, O_JSON},     {"svg", required_argument, 0, O_SVG},
-		{"threads", required_argument, 0, O_THREADS},
-		{"quiet", no_argument, 0, 'q'},      {"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},       {"version", no_argument, 0, 'V'},
-		{0, 0, 0, 0}};
-	int json = 0, c;
+		{"json", no_argument, 0, O_JSON}, {"svg", required_argument, 0, O_SVG}, KOPT_COMMON_LONG, {0, 0, 0, 0}};
+	int json = 0, threads = 0, c;
 	const char *svg = NULL;
-	while ((c = getopt_long(argc, argv, "qvhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" KOPT_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
 		case O_JSON: json = 1; break;
 		case O_SVG: svg = optarg; break;
-		case O_THREADS: kopt_set_threads((int)kopt_u64("--threads", optarg, 1, 4096)); break;
-		case 'q': klog_set_quiet(1); break;
-		case 'v': klog_set_verbose(1); break;
-		case 'h': usage(stdout, 0);
-		case 'V': kopt_version(stdout); return kio_close_stdout();
-		default: fprintf(stderr, "Try 'kstat --help' for more information.\n"); return KEXIT_USAGE;
+		default: kopt_common(c, argv, &threads, usage);
 		}
 	}
+	kopt_threads(threads, kopt_local_ranks());
 	if (optind >= argc)
 		kopt_usage_error("give a graph, a partition or run records ('-': a graph on standard input)");
 	struct stat st;

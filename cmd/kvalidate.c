@@ -150,26 +150,20 @@ static int run(kcomm *w, const opts *o)
 int main(int argc, char **argv)
 {
 	klog_init(argv[0]);
-	enum { O_ROOT = 256, O_NEDGE, O_JSON, O_THREADS };
-	static const struct option lopts[] = {
-		{"root", required_argument, 0, O_ROOT}, {"nedge", required_argument, 0, O_NEDGE},
-		{"json", no_argument, 0, O_JSON},       {"threads", required_argument, 0, O_THREADS},
-		{"quiet", no_argument, 0, 'q'},         {"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
-		{0, 0, 0, 0}};
+	enum { O_ROOT = 256, O_NEDGE, O_JSON };
+	static const struct option lopts[] = {{"root", required_argument, 0, O_ROOT},
+					      {"nedge", required_argument, 0, O_NEDGE},
+					      {"json", no_argument, 0, O_JSON},
+					      KOPT_COMMON_LONG,
+					      {0, 0, 0, 0}};
 	opts o = {.root = UINT64_MAX, .nedge = UINT64_MAX};
-	int c;
-	while ((c = getopt_long(argc, argv, "qvhV", lopts, NULL)) != -1) {
+	int c, threads = 0;
+	while ((c = getopt_long(argc, argv, ":" KOPT_COMMON_SHORT, lopts, NULL)) != -1) {
 		switch (c) {
 		case O_ROOT: o.root = kopt_u64("--root", optarg, 0, UINT64_MAX - 2); break;
 		case O_NEDGE: o.nedge = kopt_u64("--nedge", optarg, 0, UINT64_MAX - 1); break;
 		case O_JSON: o.json = 1; break;
-		case O_THREADS: kopt_set_threads((int)kopt_u64("--threads", optarg, 1, 4096)); break;
-		case 'q': klog_set_quiet(1); break;
-		case 'v': klog_set_verbose(1); break;
-		case 'h': usage(stdout, 0);
-		case 'V': kopt_version(stdout); return kio_close_stdout();
-		default: fprintf(stderr, "Try 'kvalidate --help' for more information.\n"); return KEXIT_USAGE;
+		default: kopt_common(c, argv, &threads, usage);
 		}
 	}
 	if (argc - optind < 2)
@@ -184,6 +178,7 @@ int main(int argc, char **argv)
 		stdin_preds += !strcmp(o.preds[k], "-");
 	if (stdin_preds > 1)
 		kopt_usage_error("standard input ('-') can be read only once");
+	kopt_threads(threads, kopt_local_ranks());
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	int rc = run(world, &o);
 	kcomm_finalize();

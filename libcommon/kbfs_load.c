@@ -120,16 +120,6 @@ void kbfs_hosts(kbfs_run *r)
 
 void kbfs_set_threads(kbfs_run *r, int want)
 {
-	int n = want;
-	if (n <= 0 && !getenv("OMP_NUM_THREADS")) {
-		int cpus = kopt_max_threads(); /* the cores this rank may use */
-		long online = sysconf(_SC_NPROCESSORS_ONLN);
-		n = cpus < online ? cpus : cpus / (r->local_ranks > 0 ? r->local_ranks : 1);
-		if (n < 1)
-			n = 1;
-	}
-	if (n > 0)
-		kopt_set_threads(n);
-	r->threads = kopt_max_threads();
+	r->threads = kopt_threads(want, r->local_ranks);
 	kopt_check_affinity();
 }

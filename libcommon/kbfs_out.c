@@ -221,7 +221,7 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_uint(w, b->seed1);
 	kjson_uint(w, b->seed2);
 	kjson_end_array(w);
-	kjson_kv_string(w, "relabel", b->relabel ? "degree" : "none");
+	kjson_kv_string(w, "relabel", kpart_relabel_name(b->relabel));
 	kjson_key(w, "options");
 	kjson_begin_object(w);
 	kjson_kv_string(w, "direction", kbfs_dir_name(o->algo.direction));

@@ -1,6 +1,8 @@
 #include "kfmt.h"
 #include "kio.h"
 
+const char *const kfmt_names[] = {"kedge", "text", "g500", "g500v2", NULL};
+
 size_t kfmt_u64(char *p, uint64_t v)
 {
 	char tmp[24];

@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 enum kfmt { KFMT_KEDGE, KFMT_TEXT, KFMT_G500, KFMT_G500V2 };
+/* "kedge", "text", "g500", "g500v2", NULL: by enum kfmt */
+extern const char *const kfmt_names[];
 
 /* Write n edges as text into buf (at most 42 bytes per edge); returns bytes.
  * map: when not NULL, ids are printed as map[id]. */

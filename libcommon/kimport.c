@@ -413,25 +413,11 @@ static int sniff(reader *r)
 
 /* ---- entry points --------------------------------------------------------------- */
 
+const char *const kimport_format_names[] = {"auto", "edgelist", "mtx", "metis", "dimacs", "sg", "kedge", NULL};
+
 const char *kimport_format_name(int format)
 {
-	switch (format) {
-	case KIMPORT_AUTO:
-		return "auto";
-	case KIMPORT_EDGELIST:
-		return "edgelist";
-	case KIMPORT_MTX:
-		return "mtx";
-	case KIMPORT_METIS:
-		return "metis";
-	case KIMPORT_DIMACS:
-		return "dimacs";
-	case KIMPORT_SG:
-		return "sg";
-	case KIMPORT_KEDGE:
-		return "kedge";
-	}
-	return "unknown";
+	return format >= KIMPORT_AUTO && format <= KIMPORT_KEDGE ? kimport_format_names[format] : "unknown";
 }
 
 void kimport_free(kimport_result *res)

@@ -73,6 +73,8 @@
 /* KIMPORT_KEDGE: only kimport_graph returns it (a kbfs edge file). */
 enum kimport_format { KIMPORT_AUTO, KIMPORT_EDGELIST, KIMPORT_MTX, KIMPORT_METIS, KIMPORT_DIMACS, KIMPORT_SG,
 		      KIMPORT_KEDGE };
+/* "auto", "edgelist", "mtx", "metis", "dimacs", "sg", "kedge", NULL: by enum kimport_format */
+extern const char *const kimport_format_names[];
 
 typedef struct kimport_result {
 	int format;          /* the detected enum kimport_format */

@@ -1,14 +1,17 @@
 #include "kopt.h"
+#include "kbuild.h"
+#include "kio.h"
 #include "klog.h"
 #include "kprov.h"
-#include "kbuild.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <sched.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -99,7 +102,8 @@ void kopt_common_help(FILE *fp)
 	fputs("Common options:\n"
 	      "  -q, --quiet          no progress or warnings on stderr\n"
 	      "  -v, --verbose        more detail on stderr\n"
-	      "      --threads N      OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
+	      "      --threads N      OpenMP threads (default: OMP_NUM_THREADS, else the cores\n"
+	      "                       this process may use, shared by the ranks on its host)\n"
 	      "  -h, --help           print this help and exit\n"
 	      "  -V, --version        print version, commit and build features and exit\n"
 	      "Exit status: 0 success, 1 data error or failed validation, 2 usage error,\n"
@@ -152,4 +156,53 @@ int kopt_check_affinity(void)
 	      "--bind-to none or --map-by slot:PE=%d",
 	      threads, cpus, cpus == 1 ? "" : "s", threads);
 	return 1;
+}
+
+void kopt_common(int c, char **argv, int *threads, void (*usage)(FILE *, int))
+{
+	/* getopt_long has passed the option it complains about when it is a
+	 * long one ("--x", "--x=v"); a short one may sit inside "-ab" */
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	int is_long = !strncmp(arg, "--", 2);
+	switch (c) {
+	case 'q': klog_set_quiet(1); return;
+	case 'v': klog_set_verbose(1); return;
+	case KOPT_THREADS: *threads = (int)kopt_u64("--threads", optarg, 1, 4096); return;
+	case 'h': usage(stdout, 0); exit(0);
+	case 'V': kopt_version(stdout); exit(kio_close_stdout());
+	case ':':
+		if (is_long)
+			kopt_usage_error("option '%s' needs a value", arg);
+		kopt_usage_error("option '-%c' needs a value", optopt);
+	default:
+		if (is_long && optopt)
+			kopt_usage_error("option '%.*s' takes no value", (int)strcspn(arg, "="), arg);
+		if (is_long)
+			kopt_usage_error("unrecognized option '%s'", arg);
+		kopt_usage_error("unrecognized option '-%c'", optopt);
+	}
+}
+
+int kopt_local_ranks(void)
+{
+	const char *ls = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (!ls)
+		ls = getenv("MPI_LOCALNRANKS");
+	uint64_t n;
+	return ls && !kopt_parse_u64(ls, 1, 1 << 20, &n) ? (int)n : 1;
+}
+
+int kopt_threads(int want, int local_ranks)
+{
+	int n = want;
+	if (n <= 0 && !getenv("OMP_NUM_THREADS")) {
+		int cpus = kopt_max_threads(); /* the cores this process may use */
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cpus < online ? cpus : cpus / (local_ranks > 0 ? local_ranks : 1);
+		if (n < 1)
+			n = 1;
+	}
+	if (n > 0)
+		kopt_set_threads(n);
+	return kopt_max_threads();
 }

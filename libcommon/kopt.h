@@ -2,10 +2,21 @@
  * kopt: the option kit shared by every program.
  *
  * Owns checked number parsing (whole string, range, no sign where a count is
- * expected), the shared long options (--help, --version, -q, -v, --json,
- * --threads, --force, -o) and the --version text listing build features.
- * A bad value is a usage error: kopt_* print "prog: OPTION: 'VALUE' is not
- * ..." and exit 2.
+ * expected), the options every program shares (-q, -v, --threads, -h, -V:
+ * one block for getopt_long, one handler, one help text), the wording of
+ * getopt's errors, the default thread count and the --version text listing
+ * build features.  A bad value is a usage error: kopt_* print "prog:
+ * OPTION: 'VALUE' is not ..." and exit 2.
+ *
+ * A program's parser:
+ *     static const struct option opts[] = {{"json", ...}, ..., KOPT_COMMON_LONG, {0, 0, 0, 0}};
+ *     while ((c = getopt_long(argc, argv, ":o:" KOPT_COMMON_SHORT, opts, NULL)) != -1)
+ *             switch (c) {
+ *             case 'o': ...; break;
+ *             default: kopt_common(c, argv, &threads, usage);
+ *             }
+ * The short-option string starts with ':' (getopt then tells a missing
+ * value from an unknown option and prints nothing itself).
  */
 #ifndef KOPT_H
 #define KOPT_H
@@ -27,6 +38,20 @@ int kopt_parse_i64(const char *arg, int64_t lo, int64_t hi, int64_t *out);
 /* Index of arg in the NULL-terminated list, or die with exit 2. */
 int kopt_choice(const char *opt, const char *arg, const char *const *choices);
 
+/* ---- the shared options ---- */
+enum { KOPT_THREADS = 0x4000 }; /* --threads' code, above every program's own */
+#define KOPT_COMMON_SHORT "qvhV"
+#define KOPT_COMMON_LONG                                                                                         \
+	{"quiet", no_argument, 0, 'q'}, {"verbose", no_argument, 0, 'v'},                                     \
+		{"threads", required_argument, 0, KOPT_THREADS}, {"help", no_argument, 0, 'h'},               \
+		{"version", no_argument, 0, 'V'}
+/* Handle c, a code getopt_long returned that the program's own switch does
+ * not take: -q, -v (klog), --threads N (into *threads, 1 to 4096), -h
+ * (usage(stdout, 0)), -V (version, exit), and getopt's ':' and '?' as usage
+ * errors: "prog: option '--x' needs a value", "prog: option '--x' takes no
+ * value", "prog: unrecognized option '--x'" (exit 2).  argv is main's. */
+void kopt_common(int c, char **argv, int *threads, void (*usage)(FILE *, int));
+
 /* "prog (kbfs) 0.1.0\nfeatures: cuda=yes mpi=yes nccl=yes zlib=yes openmp=yes\n" */
 void kopt_version(FILE *fp);
 /* The help lines for the options every program shares. */
@@ -36,6 +61,16 @@ _Noreturn void kopt_usage_error(const char *fmt, ...) __attribute__((format(prin
 /* Set the OpenMP thread count (0 = leave the default). */
 void kopt_set_threads(int n);
 int kopt_max_threads(void);
+/* The one default-thread rule, set for this process: want when > 0; else
+ * OMP_NUM_THREADS's when set; else the CPUs this process may run on when
+ * it is bound to fewer than the host has; else the host's cores divided
+ * among the local_ranks processes of the job on it (at least 1).  Returns
+ * the thread count now in force. */
+int kopt_threads(int want, int local_ranks);
+/* Processes of this job on this host as the launcher says
+ * (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS), else 1: for programs that
+ * set their threads before MPI starts. */
+int kopt_local_ranks(void);
 /* Warn when more OpenMP threads than the CPUs of this process's affinity
  * mask will run, as after mpirun's default bind-to-core with
  * OMP_NUM_THREADS set; returns 1 when it warned. */

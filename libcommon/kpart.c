@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *const kpart_relabel_names[] = {"none", "degree", NULL};
+
 const unsigned char kpart_magic[KPART_MAGIC_LEN] = {0x89, 'K', 'P', 'A', 'R', 'T', '\r', '\n'};
 
 void kpart_rank_file(char *buf, size_t len, int rank) { snprintf(buf, len, "rank-%05d.kpart", rank); }
@@ -260,14 +262,15 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 	else if (get_u64(m, "index_bits", &ib) || (ib != 32 && ib != 64))
 		bad = "index_bits";
 	else if (!kpart_manifest_get(m, "relabel") ||
-		 (strcmp(kpart_manifest_get(m, "relabel"), "none") && strcmp(kpart_manifest_get(m, "relabel"), "degree")))
+		 (strcmp(kpart_manifest_get(m, "relabel"), kpart_relabel_names[KPART_RELABEL_NONE]) &&
+		  strcmp(kpart_manifest_get(m, "relabel"), kpart_relabel_names[KPART_RELABEL_DEGREE])))
 		bad = "relabel";
 	if (bad) {
 		kerror("'%s': missing or bad value for '%s'", path, bad);
 		goto out;
 	}
 	m->idx64 = ib == 64;
-	m->relabel = !strcmp(kpart_manifest_get(m, "relabel"), "degree");
+	m->relabel = !strcmp(kpart_manifest_get(m, "relabel"), kpart_relabel_names[KPART_RELABEL_DEGREE]);
 	m->scale = get_u64(m, "scale", &x) || x > 64 ? 0 : (int)x;
 	if (get_u64(m, "edgefactor", &m->edgefactor))
 		m->edgefactor = 0;

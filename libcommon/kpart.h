@@ -123,6 +123,12 @@ int kpart_manifest_grid(const char *dir, int *R, int *C, uint64_t *nv);
  */
 
 enum { KPART_RELABEL_NONE = 0, KPART_RELABEL_DEGREE = 1 };
+/* "none", "degree", NULL: by KPART_RELABEL_* */
+extern const char *const kpart_relabel_names[];
+static inline const char *kpart_relabel_name(int relabel)
+{
+	return kpart_relabel_names[relabel ? KPART_RELABEL_DEGREE : KPART_RELABEL_NONE];
+}
 
 /* The largest grid kpart builds and reads (R*C processors). */
 #define KPART_MAX_PROCS (1u << 24)

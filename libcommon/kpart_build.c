@@ -125,7 +125,7 @@ static int write_manifest(const plan *pl, const result *res, const kpart_rankinf
 	kpart_manifest_add(&m, "M", "%llu", (unsigned long long)res->M);
 	kpart_manifest_add(&m, "selfloops", "%llu", (unsigned long long)res->selfloops);
 	kpart_manifest_add(&m, "nnz", "%llu", (unsigned long long)res->nnz);
-	kpart_manifest_add(&m, "relabel", "%s", res->relabel ? "degree" : "none");
+	kpart_manifest_add(&m, "relabel", "%s", kpart_relabel_name(res->relabel));
 	kpart_manifest_add(&m, "index_bits", "%d", pl->idx64 ? 64 : 32);
 	kpart_manifest_add(&m, "scale", "%llu", (unsigned long long)kedge_prov_u64(info, "scale", 0));
 	kpart_manifest_add(&m, "edgefactor", "%llu", (unsigned long long)kedge_prov_u64(info, "edgefactor", 0));

@@ -305,7 +305,7 @@ int kpart_report(const char *dir, FILE *out, int json)
 		kjson_kv_uint(w, "M", m.M);
 		kjson_kv_uint(w, "selfloops", m.selfloops);
 		kjson_kv_uint(w, "nnz", m.nnz);
-		kjson_kv_string(w, "relabel", m.relabel ? "degree" : "none");
+		kjson_kv_string(w, "relabel", kpart_relabel_name(m.relabel));
 		kjson_kv_int(w, "index_bits", m.idx64 ? 64 : 32);
 		kjson_kv_uint(w, "bytes", bytes);
 		kjson_kv_double(w, "imbalance", imb);
@@ -335,7 +335,7 @@ int kpart_report(const char *dir, FILE *out, int json)
 			     "%llu stored edges, relabel %s, %d-bit indices, %llu bytes\n",
 			dir, R, C, (unsigned long long)m.g.nv, (unsigned long long)m.g.N, (unsigned long long)m.g.nb,
 			(unsigned long long)m.M, (unsigned long long)m.selfloops, (unsigned long long)m.nnz,
-			m.relabel ? "degree" : "none", m.idx64 ? 64 : 32, (unsigned long long)bytes);
+			kpart_relabel_name(m.relabel), m.idx64 ? 64 : 32, (unsigned long long)bytes);
 		fprintf(out, "%6s %5s %5s %12s %14s %12s %12s %14s %14s\n", "rank", "i", "j", "nb", "nnz", "cols", "rows",
 			"bytes", "device_bytes");
 		for (int r = 0; r < n; r++) {

@@ -14,15 +14,6 @@ struct ksink {
 	size_t cap;
 };
 
-int ksink_format(const char *name)
-{
-	static const char *names[] = {"kedge", "text", "g500", "g500v2", NULL};
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	return -1;
-}
-
 int ksink_open(const char *path, int format, int force, int compress, const kedge_info *info,
 	       const uint64_t *map, ksink **sp)
 {

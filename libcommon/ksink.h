@@ -19,6 +19,5 @@ int ksink_write(ksink *s, const uint64_t *uv, size_t n);
 int ksink_finish(ksink *s);
 void ksink_abandon(ksink *s);
 /* Index of name in kedge/text/g500/g500v2, or -1. */
-int ksink_format(const char *name);
 
 #endif

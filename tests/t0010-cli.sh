@@ -1,6 +1,7 @@
 #!/bin/bash
 # Every program: --help, --version with build features, usage errors (exit 2,
-# one line), and a man page with an EXIT STATUS section.
+# one line, in the same words: the common options come from kopt), and a man
+# page with an EXIT STATUS section.
 . "$(dirname "$0")/lib.sh"
 for p in kgen kpart kbfs kvalidate kstat; do
 	run_ok "$p --help exits 0" $p --help
@@ -10,7 +11,14 @@ for p in kgen kpart kbfs kvalidate kstat; do
 	ok "$p --version names the program and version" grep -q "^$p (kbfs) [0-9]" "$T/out"
 	ok "$p --version lists cuda, mpi, nccl and zlib" grep -q 'cuda=\(yes\|no\) mpi=\(yes\|no\) nccl=\(yes\|no\) zlib=yes' "$T/out"
 	must_fail 2 "$p: an unknown option is a usage error" $p --no-such-option
-	stderr_has "^$p: " "$p: the message names the program"
+	stderr_has "^$p: unrecognized option '--no-such-option'\$" "$p: one wording for an unknown long option, naming the program"
+	must_fail 2 "$p: an unknown short option" $p -%
+	stderr_has "^$p: unrecognized option '-%'\$" "$p: the same wording for a short one"
+	must_fail 2 "$p: a missing value" $p --threads
+	stderr_has "^$p: option '--threads' needs a value\$" "$p: one wording for a missing value"
+	must_fail 2 "$p: a value for a flag" $p --help=yes
+	stderr_has "^$p: option '--help' takes no value\$" "$p: one wording for a value a flag does not take"
+	ok "$p --help lists the common options once" sh -c "$p --help | grep -c -- '--threads N' | grep -qx 1"
 	ok "man page $p.1 exists and has EXIT STATUS" grep -q '^\.SH EXIT STATUS' "$TOP/man/$p.1"
 	if command -v groff >/dev/null; then
 		ok "man page $p.1 renders without warnings" sh -c "! groff -t -man -ww -Tutf8 '$TOP/man/$p.1' 2>&1 >/dev/null | grep -q ."
