@@ -1,4 +1,5 @@
 /* kstat: statistics of edge files, partitions and kbfs runs (see kstat(1)). */
+#include "kmagic.h"
 #include "kgraph.h"
 #include "kio.h"
 #include "klog.h"
@@ -10,7 +11,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static _Noreturn void usage(FILE *fp, int status)
 {
@@ -120,19 +120,21 @@ int main(int argc, char **argv)
 	kopt_threads(threads, kopt_local_ranks());
 	if (optind >= argc)
 		kopt_usage_error("give a graph, a partition or run records ('-': a graph on standard input)");
-	struct stat st;
-	if (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) {
+	int kind, rc = kmagic_detect(argv[optind], &kind);
+	if (rc)
+		return rc;
+	if (kind == KMAGIC_DIR) {
 		if (argc - optind > 1)
 			kopt_usage_error("one partition at a time");
 		return part_main(argv[optind], json, svg);
 	}
-	if (krun_looks_like_json(argv[optind]))
+	if (kind == KMAGIC_JSON)
 		return runs_main(argc - optind, argv + optind, json, svg);
 	if (argc - optind > 1)
 		kopt_usage_error("one graph at a time");
 	const char *path = argv[optind];
 	kgraph_stats s;
-	int rc = kgraph_stats_file(path, &s);
+	rc = kgraph_stats_file(path, &s);
 	if (rc)
 		return rc;
 	if (json)

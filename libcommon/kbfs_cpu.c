@@ -136,11 +136,6 @@ static void cpu_reset(kbfs_engine *e, uint64_t root)
 	}
 }
 
-ALWAYS_INLINE uint64_t idx_at(const void *a, uint64_t k, int is64)
-{
-	return is64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
-}
-
 /* Top-down over the columns of frontier word w. */
 ALWAYS_INLINE void td_word(cpu_eng *c, uint64_t w, uint64_t lvl, uint64_t *found, uint64_t *exam, int is64)
 {
@@ -155,7 +150,7 @@ ALWAYS_INLINE void td_word(cpu_eng *c, uint64_t w, uint64_t lvl, uint64_t *found
 		uint64_t k0 = cp[u], k1 = cp[u + 1];
 		*exam += k1 - k0;
 		for (uint64_t k = k0; k < k1; k++) {
-			uint64_t v = idx_at(ri, k, is64);
+			uint64_t v = kpart_idx(ri, is64, k);
 			uint64_t m = UINT64_C(1) << (v & 63);
 			uint64_t *vw = &vis[v >> 6];
 			if (__atomic_load_n(vw, __ATOMIC_RELAXED) & m)
@@ -183,7 +178,7 @@ ALWAYS_INLINE void bu_word(cpu_eng *c, uint64_t w, uint64_t lvl, uint64_t *found
 		uint64_t v = w * 64 + b;
 		uint64_t k0 = rp[v], k1 = rp[v + 1];
 		for (uint64_t k = k0; k < k1; k++) {
-			uint64_t u = idx_at(ci, k, is64);
+			uint64_t u = kpart_idx(ci, is64, k);
 			if (F[u >> 6] >> (u & 63) & 1) {
 				pl[v] = lvl | (c->colfirst + u);
 				got |= UINT64_C(1) << b;

@@ -1,5 +1,6 @@
 /* kdist: an edge list read once and spread over the ranks of a job (see kdist.h). */
 #include "kdist.h"
+#include "kmagic.h"
 #include "kimport.h"
 #include "kio.h"
 #include "klog.h"
@@ -113,13 +114,9 @@ int kdist_load(kcomm *comm, const char *path, kdist_edges *e)
 	kimport_result imp;
 	memset(&imp, 0, sizeof imp);
 	if (rank == 0) {
-		kio_in *in = kio_open_in(path, 0);
-		unsigned char head[KEDGE_MAGIC_LEN];
-		size_t got = 0;
-		hdr[0] = in ? (uint64_t)kio_peek(in, head, sizeof head, &got) : KEXIT_IO;
-		if (in)
-			kio_close_in(in);
-		hdr[1] = kedge_is_magic(head, got);
+		int kind;
+		hdr[0] = (uint64_t)kmagic_detect(path, &kind);
+		hdr[1] = kind == KMAGIC_KEDGE;
 		if (!hdr[0] && hdr[1]) {
 			hdr[0] = (uint64_t)kedge_open(path, &r, &info);
 			if (!hdr[0]) {

@@ -2,41 +2,12 @@
 #include "kimport.h"
 #include "kjson.h"
 #include "klog.h"
+#include "ksort.h"
 #include "ksvg.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* LSD radix sort of 64-bit keys, 16 bits a pass, skipping constant digits. */
-static void radix_sort(uint64_t *a, uint64_t n, int keybits)
-{
-	uint64_t *tmp = kmalloc(kmul((size_t)n, 8) + 8);
-	size_t *cnt = kmalloc(sizeof(size_t) << 16);
-	for (int shift = 0; shift < keybits; shift += 16) {
-		memset(cnt, 0, sizeof(size_t) << 16);
-		for (uint64_t k = 0; k < n; k++)
-			cnt[(a[k] >> shift) & 0xFFFF]++;
-		size_t sum = 0;
-		for (size_t d = 0; d < (1u << 16); d++) {
-			size_t c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (uint64_t k = 0; k < n; k++)
-			tmp[cnt[(a[k] >> shift) & 0xFFFF]++] = a[k];
-		uint64_t *t = a;
-		a = tmp;
-		tmp = t;
-		/* after an odd number of passes the data lives in the scratch
-		 * array: copy it back at the end */
-	}
-	int passes = (keybits + 15) / 16;
-	if (passes & 1)
-		memcpy(tmp, a, (size_t)n * 8);
-	free(passes & 1 ? a : tmp);
-	free(cnt);
-}
 
 typedef struct pair128 {
 	uint64_t a, b;
@@ -85,7 +56,7 @@ int kgraph_stats_file(const char *path, kgraph_stats *s)
 			uint64_t u = uv[2 * k], v = uv[2 * k + 1];
 			keys[k] = u < v ? (u << vb) | v : (v << vb) | u;
 		}
-		radix_sort(keys, ne, 2 * vb);
+		ksort_u64(keys, NULL, (size_t)ne, 2 * vb);
 		for (uint64_t k = 1; k < ne; k++)
 			s->duplicates += keys[k] == keys[k - 1];
 	} else {

@@ -13,6 +13,7 @@
 #include "kimport_internal.h"
 #include "klog.h"
 #include "kmagic.h"
+#include "ksort.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -202,35 +203,6 @@ int kimport_header_line(imp *m, const char *what, const char **p)
 
 /* ---- renumbering of edge lists -------------------------------------------- */
 
-static void radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t n)
-{
-	size_t(*cnt)[256] = kcalloc(8, sizeof *cnt);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = a[i];
-		for (int b = 0; b < 8; b++)
-			cnt[b][(x >> (8 * b)) & 255]++;
-	}
-	uint64_t *src = a, *dst = tmp;
-	for (int b = 0; b < 8; b++) {
-		size_t *c = cnt[b], sum = 0;
-		if (c[(src[0] >> (8 * b)) & 255] == n)
-			continue; /* this byte is the same in every key */
-		for (int k = 0; k < 256; k++) {
-			size_t t = c[k];
-			c[k] = sum;
-			sum += t;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[c[(src[i] >> (8 * b)) & 255]++] = src[i];
-		uint64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != a)
-		memcpy(a, src, n * sizeof *a);
-	free(cnt);
-}
-
 /*
  * Ids dense enough (max+1 <= 2 * distinct) stay as they are (map NULL).
  * Otherwise internal k = the k-th smallest distinct id: by a bitmap with
@@ -279,7 +251,7 @@ static void renumber(imp *m)
 	uint64_t *keys = kmalloc(kmul(n2, sizeof *keys));
 	uint64_t *tmp = kmalloc(kmul(n2, sizeof *tmp));
 	memcpy(keys, uv, n2 * sizeof *keys);
-	radix_sort_u64(keys, tmp, n2);
+	ksort_u64(keys, tmp, n2, 64);
 	free(tmp);
 	size_t nv = 1;
 	for (size_t k = 1; k < n2; k++)

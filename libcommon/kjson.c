@@ -85,41 +85,55 @@ static void newline_indent(kjson_writer *w, size_t level)
 		fputs("  ", w->fp);
 }
 
-static void write_escaped(FILE *fp, const char *s, size_t n)
+void kjson_put_escaped(FILE *fp, const char *s, size_t n, const char *(*esc)(unsigned c, char tmp[8]),
+		       const char *bad)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	fputc('"', fp);
+	char tmp[8];
 	size_t i = 0;
 	while (i < n) {
 		unsigned c = p[i];
-		if (c == '"' || c == '\\') {
-			fputc('\\', fp);
-			fputc((int)c, fp);
+		if (c < 0x80) {
+			const char *e = esc(c, tmp);
+			if (e)
+				fputs(e, fp);
+			else
+				fputc((int)c, fp);
 			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			switch (c) {
-			case '\b': fputs("\\b", fp); break;
-			case '\f': fputs("\\f", fp); break;
-			case '\n': fputs("\\n", fp); break;
-			case '\r': fputs("\\r", fp); break;
-			case '\t': fputs("\\t", fp); break;
-			default: fprintf(fp, "\\u%04x", c); break;
-			}
-			i++;
-		} else if (c < 0x80) {
-			fputc((int)c, fp);
-			i++;
+			continue;
+		}
+		size_t len = kjson_utf8_seq(p + i, n - i);
+		if (len) {
+			fwrite(p + i, 1, len, fp);
+			i += len;
 		} else {
-			size_t len = kjson_utf8_seq(p + i, n - i);
-			if (len) {
-				fwrite(p + i, 1, len, fp);
-				i += len;
-			} else {
-				fputs("\\ufffd", fp);
-				i++;
-			}
+			fputs(bad, fp);
+			i++;
 		}
 	}
+}
+
+static const char *json_esc(unsigned c, char tmp[8])
+{
+	switch (c) {
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\b': return "\\b";
+	case '\f': return "\\f";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
+	}
+	if (c >= 0x20 && c != 0x7f)
+		return NULL;
+	snprintf(tmp, 8, "\\u%04x", c);
+	return tmp;
+}
+
+static void write_escaped(FILE *fp, const char *s, size_t n)
+{
+	fputc('"', fp);
+	kjson_put_escaped(fp, s, n, json_esc, "\\ufffd");
 	fputc('"', fp);
 }
 

@@ -111,6 +111,12 @@ typedef struct kpart_block {
 	uint64_t edgefactor;
 } kpart_block;
 
+/* Entry k of a local index array (colidx, rowidx): u64 when idx64, else u32. */
+static inline uint64_t kpart_idx(const void *a, int idx64, uint64_t k)
+{
+	return idx64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
+}
+
 /* Load rank file of P(i,j) of partition DIR (rank = i*C + j).  Checks the
  * manifest, size and CRC.  Returns 0 or a KEXIT code after kerror(). */
 int kpart_load(const char *dir, int rank, kpart_block *b);

@@ -197,10 +197,6 @@ void kpart_build_csc(const plan *pl, part *pt)
 	pt->bstart = pt->bfill = NULL;
 }
 
-static inline uint64_t getx(const void *a, int idx64, uint64_t k)
-{
-	return idx64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
-}
 static inline void setx(void *a, int idx64, uint64_t k, uint64_t x)
 {
 	if (idx64)
@@ -244,7 +240,7 @@ void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, co
 	for (uint64_t c = 0; c < b->ncols; c++) {
 		uint64_t d = np[colperm[c]];
 		for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++)
-			setx(nr, b->idx64, d++, rowperm[getx(b->rowidx, b->idx64, k)]);
+			setx(nr, b->idx64, d++, rowperm[kpart_idx(b->rowidx, b->idx64, k)]);
 	}
 	free(b->colptr);
 	free(b->rowidx);

@@ -89,11 +89,6 @@ static int wclose(wfile *w)
 	return 0;
 }
 
-static inline uint64_t idx_get(const void *a, int idx64, uint64_t k)
-{
-	return idx64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
-}
-
 /*
  * 32-bit indices where (row in a partition, col) does not fit in 32 bits
  * (large blocks): the columns in batches of at most K entries; each batch's
@@ -239,14 +234,14 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	if (b->idx64) {
 		memset(rp, 0, (size_t)(nr + 1) * 8);
 		for (uint64_t k = 0; k < b->nnz; k++)
-			rp[idx_get(b->rowidx, b->idx64, k) + 1]++;
+			rp[kpart_idx(b->rowidx, b->idx64, k) + 1]++;
 		for (uint64_t r = 0; r < nr; r++)
 			rp[r + 1] += rp[r];
 		uint64_t *cur = kmalloc(kmul((size_t)nr, 8));
 		memcpy(cur, rp, (size_t)nr * 8);
 		for (uint64_t c = 0; c < nc; c++)
 			for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++) {
-				uint64_t at = cur[idx_get(b->rowidx, b->idx64, k)]++;
+				uint64_t at = cur[kpart_idx(b->rowidx, b->idx64, k)]++;
 				if (b->idx64)
 					((uint64_t *)colidx)[at] = c;
 				else

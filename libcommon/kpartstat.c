@@ -15,11 +15,6 @@
 
 /* ------------------------------------------------------------ check, dump */
 
-static inline uint64_t idx_at(const void *a, int idx64, uint64_t k)
-{
-	return idx64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
-}
-
 static uint64_t mix(uint64_t x)
 {
 	x += UINT64_C(0x9e3779b97f4a7c15);
@@ -56,12 +51,12 @@ static int check_block(const char *path, const kpart_block *b, const kpart_ranki
 		uint64_t u = col0 + c;
 		cols += b->colptr[c + 1] > b->colptr[c];
 		for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++) {
-			uint64_t r = idx_at(b->rowidx, b->idx64, k);
-			if (k > b->colptr[c] && r <= idx_at(b->rowidx, b->idx64, k - 1)) {
+			uint64_t r = kpart_idx(b->rowidx, b->idx64, k);
+			if (k > b->colptr[c] && r <= kpart_idx(b->rowidx, b->idx64, k - 1)) {
 				bad = "row indices not sorted or duplicated within a column";
 				break;
 			}
-			if (cur[r] >= b->rowptr[r + 1] || idx_at(b->colidx, b->idx64, cur[r]) != c) {
+			if (cur[r] >= b->rowptr[r + 1] || kpart_idx(b->colidx, b->idx64, cur[r]) != c) {
 				bad = "the CSR arrays are not the transpose of the CSC arrays";
 				break;
 			}
@@ -245,7 +240,7 @@ int kpart_dump(const char *dir, FILE *out, int layout)
 		uint64_t col0 = kpart_col_first(&m.g, b.j);
 		for (uint64_t c = 0; c < b.ncols; c++)
 			for (uint64_t k = b.colptr[c]; k < b.colptr[c + 1]; k++) {
-				uint64_t u = col0 + c, v = kpart_row_vertex(&m.g, b.i, idx_at(b.rowidx, b.idx64, k));
+				uint64_t u = col0 + c, v = kpart_row_vertex(&m.g, b.i, kpart_idx(b.rowidx, b.idx64, k));
 				if (layout)
 					put_u64(out, (uint64_t)r, ' ');
 				else if (orig) {

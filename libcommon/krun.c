@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int krun_looks_like_json(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	int c;
-	while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
-		;
-	fclose(f);
-	return c == '{';
-}
-
 int krun_load(const char *path, krun *r)
 {
 	memset(r, 0, sizeof *r);

@@ -28,7 +28,5 @@ int krun_print_json(FILE *fp, const krun *runs, size_t n);
  * TEPS against ranks, per scale a line through the best grid of each rank
  * count and the other grids as points, each labelled R x C. */
 int krun_svg(FILE *fp, const krun *runs, size_t n);
-/* 1 if the file starts (after white space) with '{'. */
-int krun_looks_like_json(const char *path);
 
 #endif

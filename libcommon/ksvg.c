@@ -11,39 +11,22 @@
 /* ---- text and document helpers ---- */
 
 
-/* Write s escaped for XML text and attribute values alike. */
-static void put_text(FILE *fp, const char *s)
+static const char *xml_esc(unsigned c, char tmp[8])
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0;
-	while (i < n) {
-		unsigned c = p[i];
-		switch (c) {
-		case '&': fputs("&amp;", fp); i++; continue;
-		case '<': fputs("&lt;", fp); i++; continue;
-		case '>': fputs("&gt;", fp); i++; continue;
-		case '"': fputs("&quot;", fp); i++; continue;
-		case '\'': fputs("&apos;", fp); i++; continue;
-		default: break;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			fputc(c == '\t' ? ' ' : '?', fp);
-			i++;
-		} else if (c < 0x80) {
-			fputc((int)c, fp);
-			i++;
-		} else {
-			size_t len = kjson_utf8_seq(p + i, n - i);
-			if (len) {
-				fwrite(p + i, 1, len, fp);
-				i += len;
-			} else {
-				fputc('?', fp);
-				i++;
-			}
-		}
+	(void)tmp;
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&apos;";
+	case '\t': return " ";
 	}
+	return c < 0x20 || c == 0x7f ? "?" : NULL;
 }
+
+/* Write s escaped for XML text and attribute values alike. */
+static void put_text(FILE *fp, const char *s) { kjson_put_escaped(fp, s, strlen(s), xml_esc, "?"); }
 
 /* <text x y [attrs]>s</text>; anchor is start, middle or end. */
 static void text_at(FILE *fp, double x, double y, const char *anchor, const char *attrs, const char *s)

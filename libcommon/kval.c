@@ -354,11 +354,6 @@ static void result_fail(kval_result *res, const fail *f)
 
 /* ------------------------------------------------------------ partition */
 
-static inline uint64_t col_at(const kpart_block *b, uint64_t k)
-{
-	return b->idx64 ? ((const uint64_t *)b->colidx)[k] : ((const uint32_t *)b->colidx)[k];
-}
-
 /* 1 if some column of the row has a depth outside [dv-1, dv+1].  Unreached
  * is the type's largest value (UNR, or U8UNR in the compact copy), so a
  * reached/unreached pair fails too and two unreached endpoints pass. */
@@ -423,7 +418,7 @@ static int row_has(const kpart_block *b, uint64_t lo, uint64_t hi, uint64_t c)
 {
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		uint64_t x = col_at(b, mid);
+		uint64_t x = kpart_idx(b->colidx, b->idx64, mid);
 		if (x == c)
 			return 1;
 		if (x < c)
@@ -472,7 +467,7 @@ static void check_block(const kpart_block *b, uint64_t root, const uint64_t *pre
 				}
 				if (bad)
 					for (uint64_t e = lo; e < hi; e++) {
-						uint64_t u = colbase + col_at(b, e);
+						uint64_t u = colbase + kpart_idx(b->colidx, b->idx64, e);
 						if (u != v && ((uint64_t)depth[u] + 1 - dv) > 2)
 							edge_fail(&mine, v, dv, u, depth[u]);
 					}

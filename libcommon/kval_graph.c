@@ -4,11 +4,11 @@
  * spread over the ranks by kdist; rank 0 keeps the input ids.
  */
 #include "kval.h"
+#include "kmagic.h"
 #include "klog.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static int load_partition(kcomm *w, const char *path, kval_graph *g)
 {
@@ -59,10 +59,16 @@ static int load_partition(kcomm *w, const char *path, kval_graph *g)
 int kval_graph_load(kcomm *world, const char *path, kval_graph *g)
 {
 	memset(g, 0, sizeof *g);
-	struct stat st;
-	uint64_t isdir = kcomm_rank(world) == 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-	kcomm_bcast(world, &isdir, sizeof isdir, 0);
-	g->is_part = (int)isdir;
+	uint64_t h[2] = {0, 0}; /* rank 0: detect's code, a directory */
+	if (kcomm_rank(world) == 0) {
+		int kind;
+		h[0] = (uint64_t)kmagic_detect(path, &kind);
+		h[1] = kind == KMAGIC_DIR;
+	}
+	kcomm_bcast(world, h, sizeof h, 0);
+	if (h[0])
+		return (int)h[0];
+	g->is_part = (int)h[1];
 	int rc;
 	if (g->is_part) {
 		rc = load_partition(world, path, g);
