@@ -74,6 +74,9 @@ CMD_SRC  := $(sort $(wildcard cmd/*.c))
 PROGS    := $(CMD_SRC:cmd/%.c=bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNITS    := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+# the CUDA test programs (tests/gpu/*.c), linked like bin/
+GPU_TEST_SRC := $(sort $(wildcard tests/gpu/*.c))
+GPU_TESTS := $(GPU_TEST_SRC:tests/gpu/%.c=build/tests/gpu/%)
 
 # gpu/: the .cu files, or kgpu_none.c without CUDA; the other .c files in both
 GPU_C_SRC := $(filter-out gpu/kgpu_none.c,$(sort $(wildcard gpu/*.c)))
@@ -82,7 +85,7 @@ GPU_SRC  := $(sort $(wildcard gpu/*.cu)) $(GPU_C_SRC)
 GPU_OBJ  := $(patsubst %.c,build/%.o,$(GPU_SRC:%.cu=build/%.o))
 GPU_LIB  := build/libkgpu.a
 CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib))
-GPU_LDLIBS := -L$(CUDA_LIBDIR) -lcudart $(if $(filter 1,$(NCCL)),-lnccl) -lstdc++
+GPU_LDLIBS := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart $(if $(filter 1,$(NCCL)),-lnccl) -lstdc++
 NVCCFLAGS ?= -O3 -g -lineinfo
 NVCCFLAGS += -std=c++17 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Wno-unused-parameter,-fopenmp
 else
@@ -96,7 +99,7 @@ KBUILD := build/kbuild.h
 FLAGS_STAMP := build/flags.stamp
 FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS) MPI=$(MPI) CUDA=$(CUDA) NCCL=$(NCCL) $(NVCC) $(NVCCFLAGS)
 
-.PHONY: all clean test test-gpu demo bench install deps check-deps FORCE
+.PHONY: all clean test test-gpu gpu-tests units demo bench install deps check-deps FORCE
 all: $(PROGS)
 
 # rebuild everything when the flags change
@@ -149,6 +152,15 @@ build/tests/%: build/tests/unit/%.o build/libcommon.a
 	@$(if $(Q),echo '  LD      $@')
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< build/libcommon.a $(LDLIBS)
 
+build/tests/gpu/%: build/tests/gpu/%.o build/libcommon.a $(GPU_LIB)
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(GPU_LIB) build/libcommon.a $(GPU_LDLIBS) $(LDLIBS)
+
+build/tests/gpu/%.o: tests/gpu/%.c $(FLAGS_STAMP) $(KBUILD)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(CSTD) $(WARN) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
 build/tests/unit/%.o: tests/unit/%.c $(FLAGS_STAMP) $(KBUILD)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
@@ -167,10 +179,18 @@ test: check-deps
 	@sh tests/run.sh
 
 test-gpu: check-deps
-	@$(MAKE) --no-print-directory all units
+	@$(MAKE) --no-print-directory all units gpu-tests
 	@KBFS_TEST_ONLY=gpu sh tests/run.sh
 
 units: $(UNITS)
+
+# the CUDA test programs; they need the CUDA engine
+ifeq ($(CUDA),1)
+gpu-tests: $(GPU_TESTS)
+else
+gpu-tests:
+	@echo "kbfs: gpu-tests need the CUDA engine (CUDA=0 or no nvcc)" >&2; exit 4
+endif
 
 bench: all
 	@sh share/bench/run-all.sh

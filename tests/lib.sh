@@ -14,11 +14,19 @@ VEC=$TOP/tests/vectors
 FIX=$TOP/tests/fixtures
 T=$(mktemp -d "${TMPDIR:-/tmp}/kbfs-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-export PATH=$BIN:$PATH
+# bin-wrappers, as git's test suite has them: every program a test calls by
+# name (directly, in a pipe, under mpirun on every rank) is a wrapper ahead
+# of bin/ on PATH that runs it under KBFS_EXEC (e.g. KBFS_EXEC="valgrind -q
+# --error-exitcode=99"; empty: as it is)
+WRAP=$T/bin-wrappers
+mkdir -p "$WRAP"
+for _p in kgen kpart kbfs kvalidate kstat; do
+	printf '#!/bin/sh\nexec %s "%s/%s" "$@"\n' "${KBFS_EXEC:-}" "$BIN" "$_p" >"$WRAP/$_p"
+	chmod +x "$WRAP/$_p"
+done
+export PATH=$WRAP:$BIN:$PATH
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-# --exec-prefix style hook: KBFS_EXEC="valgrind -q" runs programs under it
-EXEC=${KBFS_EXEC:-}
 _n=0
 _failed=0
 
@@ -110,7 +118,7 @@ need_gpu() { have_gpu || skip_all "no GPU"; }
 MPIRUN() {
 	local np=$1
 	shift
-	mpirun --allow-run-as-root --oversubscribe -np "$np" $EXEC "$@"
+	mpirun --allow-run-as-root --oversubscribe -np "$np" "$@"
 }
 
 # same_depths A B: every depth-*.txt of run A equals B's file of the same

@@ -78,7 +78,7 @@ else
 fi
 # binary data to a terminal is refused (script(1) gives a pty when available)
 if command -v script >/dev/null 2>&1; then
-	script -qec "$BIN/kgen -s 4" /dev/null >"$T/tty" 2>&1
+	script -qec "kgen -s 4" /dev/null >"$T/tty" 2>&1
 	ok "binary output to a terminal is refused" grep -q "refusing to write binary data to a terminal" "$T/tty"
 else
 	skip "no script(1): terminal refusal"

@@ -14,7 +14,7 @@ kb() {
 	local np=$1
 	shift
 	if [ "$np" -eq 1 ]; then
-		$EXEC kbfs "$@"
+		kbfs "$@"
 	else
 		MPIRUN "$np" kbfs "$@"
 	fi
