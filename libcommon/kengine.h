@@ -43,8 +43,10 @@
  * the smallest level: a valid BFS parent and the depth.  Hence the limits
  * N <= 2^48 (scale <= 47) and depth <= KBFS_MAX_LEVEL.
  *
- * Who calls: kbfs.c only.  Implementations: kbfs_cpu.c (engine),
- * kbfs_xchg.c (MPI transport and the host codec of the wire forms).
+ * Who calls: kbfs.c drives both; the kbfs program (kbfs_run.c) and the
+ * tests choose and set them up.  Implementations: kbfs_cpu.c (engine),
+ * kbfs_xchg.c (MPI transport and the host codec of the wire forms), gpu/
+ * (the CUDA engine and the NCCL transport, kgpu.h).
  */
 #ifndef KENGINE_H
 #define KENGINE_H

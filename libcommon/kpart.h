@@ -39,8 +39,8 @@
  * padding vertices (ids nv..N-1, no edges, tdeg 0) keep their places and
  * have orig == KPART_NO_VERTEX.
  *
- * Who calls what.  kbfs: kpart_manifest_grid (refuse R*C != ranks, naming
- * both), kpart_load / kpart_block_free.  kstat: kpart_report,
+ * Who calls what.  kbfs and kvalidate: kpart_manifest_grid (refuse R*C !=
+ * ranks, naming both), kpart_load / kpart_block_free.  kstat: kpart_report,
  * kpart_heatmap_values, kpart_device_bytes.  kpart (the program):
  * kpart_build, kpart_check, kpart_dump.  Everything returns 0 or a KEXIT_*
  * code after printing one line with kerror().
