@@ -72,7 +72,7 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 		}
 		if (rank != 0)
 			continue;
-		for (int r = 0; r < P && !rc; r++) {
+		for (int r = 0; r < P; r++) {
 			uint64_t cr = base + (uint64_t)r;
 			if (cr >= nchunks)
 				break;
@@ -80,19 +80,22 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 			uint64_t n = M - first < CHUNK_EDGES ? M - first : CHUNK_EDGES;
 			if (r != 0)
 				kcomm_recv(world, buf, n * 16, r, KCOMM_TAG_GENERATE);
+			if (rc) /* after a failed write: take what the others send, keep nothing */
+				continue;
 			rc = ksink_write(sink, buf, n);
 			if (rc) {
 				ksink_abandon(sink);
-				if (P > 1) /* the other ranks may still be sending */
-					kcomm_abort(rc);
-				free(buf);
-				return rc;
+				if (P == 1)
+					break;
+				continue;
 			}
 			progress(first + n, M, t0);
 		}
+		if (rc && P == 1)
+			break;
 	}
 	free(buf);
-	if (rank == 0 && !(rc = ksink_finish(sink)))
+	if (rank == 0 && !rc && !(rc = ksink_finish(sink)))
 		record_time(o, ktime() - tstart);
 	return kcomm_agree(world, rc);
 }
