@@ -648,15 +648,23 @@ static int finish(kcomm *world, const kpart_block *b, fail *f, kval_result *res)
 	return 1;
 }
 
+/* The start of a check of block b: res cleared, the size refused when too large. */
+static int begin_block(const kpart_block *b, uint64_t nedge_claimed, kval_result *res)
+{
+	result_init(res, nedge_claimed);
+	if (too_many(b->g.N))
+		return KEXIT_RESOURCE;
+	KASSERT(b->tdeg);
+	return 0;
+}
+
 int kval_partition(kcomm *world, const kpart_block *b, uint64_t root, const uint64_t *pred, uint64_t nedge_claimed,
 		   kval_result *res)
 {
 	const kpart_grid *g = &b->g;
 	uint64_t N = g->N;
-	result_init(res, nedge_claimed);
-	if (too_many(N))
+	if (begin_block(b, nedge_claimed, res))
 		return KEXIT_RESOURCE;
-	KASSERT(b->tdeg);
 	uint32_t *depth = kmalloc(kmul((size_t)N, sizeof *depth) + 4);
 	fail f = fail_none;
 	depth_compute(pred, N, root, depth, &f);
@@ -683,10 +691,8 @@ int kval_partition_packed(kcomm *world, const kpart_block *b, uint64_t root, uin
 {
 	const kpart_grid *g = &b->g;
 	uint64_t N = g->N;
-	result_init(res, nedge_claimed);
-	if (too_many(N))
+	if (begin_block(b, nedge_claimed, res))
 		return KEXIT_RESOURCE;
-	KASSERT(b->tdeg);
 	/* the block's columns, then its row blocks outside them */
 	uint8_t *lv = kmalloc((size_t)N + 8);
 	uint64_t colbase = kpart_col_first(g, b->j), maxl = 0;
