@@ -85,11 +85,21 @@ __global__ void k_reset(u64 *__restrict__ front, u64 *__restrict__ ownvis, u64 n
 	}
 	for (u64 w = t0; w < roww; w += stride)
 		rowvis[w] = 0;
-	for (u64 r = t0; r < nrows; r += stride)
+	for (u64 r = t0; r < nrows; r += stride) // nrows 0: PL is cleared by k_finish
 		if (!((empty[r >> 6] >> (r & 63)) & 1))
 			pl[r] = KBFS_NONE;
 	if (t0 == 0)
 		*cnt = kgpu_counters{};
+}
+
+// One-column grids (ROWVIS holds exactly the rows this rank reached): PL =
+// KBFS_NONE on the rows with edges that were not reached, after a search
+// whose reset left PL as the last search wrote it.
+__global__ void k_finish(const u64 *__restrict__ rowvis, const u64 *__restrict__ empty, u64 *__restrict__ pl, u64 roww)
+{
+	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < roww; w += (u64)gridDim.x * blockDim.x)
+		for (u64 m = ~(rowvis[w] | empty[w]); m; m &= m - 1)
+			pl[w * 64 + (__ffsll((long long)m) - 1)] = KBFS_NONE;
 }
 
 // The root: owner marks FRONT and OWNVIS; its processor row marks the local
@@ -135,7 +145,7 @@ __global__ void k_narrow(const u64 *__restrict__ in, u32 *__restrict__ out, u64 
 static void upload_u64(kgpu_state *st, void *dst, const u64 *src, u64 n, int wide)
 {
 	if (wide) {
-		CUDA_CHECK(cudaMemcpy(dst, src, n * 8, cudaMemcpyHostToDevice));
+		CUDA_CHECK(cudaMemcpyAsync(dst, src, n * 8, cudaMemcpyHostToDevice, st->s));
 		return;
 	}
 	u64 stage_n = st->slot_bytes[KS_BUF0 + KBFS_WRECV] / 8;
@@ -267,8 +277,8 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	CUDA_CHECK(cudaMallocHost((void **)&st->hform, st->g.nseg * sizeof *st->hform));
 	CUDA_CHECK(cudaMallocHost((void **)&st->huseg, st->g.nseg * sizeof *st->huseg));
 	// every scratch slot starts defined (sanitizer initcheck, deterministic
-	// scans); the graph slots are written whole below.  The copies below
-	// use the legacy stream, which does not wait for ours: sync first.
+	// scans); the graph slots are written whole below, and every copy and
+	// kernel of the set-up runs on the engine's stream, in order.
 	for (int k = KS_TDEG + 1; k < KS_NSLOT; k++)
 		if (st->slot_bytes[k])
 			CUDA_CHECK(cudaMemsetAsync(st->slot[k], k == KS_BUF0 + KBFS_PL ? 0xff : 0, st->slot_bytes[k], st->s));
@@ -281,8 +291,10 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	upload_u64(st, st->slot[KS_ROWPTR], b->rowptr, st->g.nrows + 1, st->g.off64);
 	upload_u64(st, st->slot[KS_TDEG], b->tdeg, st->g.nb, st->g.tdeg64);
 	if (b->nnz) {
-		CUDA_CHECK(cudaMemcpy(st->slot[KS_ROWIDX], b->rowidx, b->nnz * iw, cudaMemcpyHostToDevice));
-		CUDA_CHECK(cudaMemcpy(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice));
+		// on the engine's stream: a cudaMemcpy from pageable memory may return
+		// before its DMA is done, and would not order the kernels below after it
+		CUDA_CHECK(cudaMemcpyAsync(st->slot[KS_ROWIDX], b->rowidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s));
+		CUDA_CHECK(cudaMemcpyAsync(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s));
 	}
 	const int eb = kgpu_blocks(st->g.roww, 256, st->grid);
 	if (st->g.off64)
@@ -330,10 +342,12 @@ static void reset(kbfs_engine *e, uint64_t root)
 	const kpart_grid *g = &st->b->g;
 	KASSERT(root < g->N);
 	const cudaStream_t s = kgpu_queue(st);
-	// RECV, COLFRONT, XRECV and ROWNEXT are written whole before they are read
-	k_reset<<<kgpu_blocks(st->g.nrows, 256, st->grid), 256, 0, s>>>(
+	// RECV, COLFRONT, XRECV and ROWNEXT are written whole before they are
+	// read; on one-column grids PL is put right by finish() instead
+	const u64 plrows = st->g.C == 1 ? 0 : st->g.nrows;
+	k_reset<<<kgpu_blocks(plrows > st->g.roww ? plrows : st->g.roww, 256, st->grid), 256, 0, s>>>(
 		kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), st->g.nbw, kgpu_buf(st, KBFS_ROWVIS), st->g.roww,
-		(const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_PL), st->g.nrows, st->cnt);
+		(const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_PL), plrows, st->cnt);
 	KGPU_LAUNCHED("k_reset");
 	if (!st->g.pred_alias)
 		CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, KBFS_PRED), 0xff, st->g.nb * 8, s));
@@ -344,6 +358,16 @@ static void reset(kbfs_engine *e, uint64_t root)
 				     inrow ? kpart_local_row(g, root) : 0, kbfs_packed(0, root), st->prev_root_row);
 	KGPU_LAUNCHED("k_reset_root");
 	st->prev_root_row = inrow ? kpart_local_row(g, root) : KBFS_NONE;
+}
+
+static void finish(kbfs_engine *e)
+{
+	kgpu_state *st = kgpu_state_of(e);
+	if (st->g.C != 1)
+		return; // reset() cleared PL: ROWVIS also holds rows other ranks reached
+	k_finish<<<kgpu_blocks(st->g.roww, 256, st->grid), 256, 0, kgpu_queue(st)>>>(
+		kgpu_buf(st, KBFS_ROWVIS), (const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_PL), st->g.roww);
+	KGPU_LAUNCHED("k_finish");
 }
 
 void kgpu_counters_read(kgpu_state *st, kgpu_counters *out)
@@ -501,6 +525,7 @@ extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 	e->pack = pack;
 	e->unpack = unpack;
 	e->sync = sync;
+	e->finish = finish;
 	e->mark = mark;
 	e->elapsed = elapsed;
 	e->to_host = to_host;

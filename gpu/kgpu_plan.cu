@@ -83,8 +83,8 @@ void kgpu_plan_fill(const kgpu_geom *g, kgpu_plan_t *p)
 		case KBFS_RECV: n = g->recv_alias ? 0 : g->nbw * 8; break;
 		case KBFS_COLFRONT: n = g->colfront_alias ? 0 : g->colw * 8; break;
 		case KBFS_ROWVIS:
-		case KBFS_ROWNEXT: n = g->roww * 8; break;
-		case KBFS_XRECV: n = g->C > 1 ? g->roww * 8 : 0; break; // the fold's bitmaps (C == 1: a copy)
+		case KBFS_ROWNEXT:
+		case KBFS_XRECV: n = g->roww * 8; break;
 		case KBFS_PL: n = g->nrows * 8; break;
 		case KBFS_PRED: n = g->pred_alias ? 0 : g->nb * 8; break;
 		case KBFS_WSEND:

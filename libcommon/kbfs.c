@@ -268,6 +268,7 @@ int kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 		if (nf == 0)
 			break;
 	}
+	e->finish(e);
 	t->reduce_scatter_min_u64(t, KBFS_ROW, B(x, KBFS_PL), B(x, KBFS_PRED), x->b->g.nb);
 	e->sync(e);
 	return 0;

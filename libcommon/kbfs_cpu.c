@@ -316,6 +316,7 @@ static void cpu_unpack(kbfs_engine *e, enum kbfs_buf wire, size_t stride, size_t
 }
 
 static void cpu_sync(kbfs_engine *e) { (void)e; }
+static void cpu_finish(kbfs_engine *e) { (void)e; } /* reset() cleared PL */
 /* every call returns with its work done: a mark is the host clock */
 static void cpu_mark(kbfs_engine *e, int k)
 {
@@ -350,6 +351,7 @@ void kbfs_engine_cpu(kbfs_engine *e)
 	e->pack = cpu_pack;
 	e->unpack = cpu_unpack;
 	e->sync = cpu_sync;
+	e->finish = cpu_finish;
 	e->mark = cpu_mark;
 	e->elapsed = cpu_elapsed;
 	e->to_host = cpu_copy;

@@ -106,6 +106,10 @@ enum kbfs_buf {
 	KBFS_WRECV,    /* max(R,C) * wire_cap bytes: packed segments received */
 	KBFS_NBUF
 };
+/* An engine may give two buffers one memory where the loop's use allows:
+ * COLFRONT may be FRONT when R = 1 (the expand is then a copy onto
+ * itself), RECV may be ROWNEXT and PRED may be PL when C = 1 (the fold and
+ * the reduction are copies). */
 
 typedef struct kbfs_engine_conf {
 	int threads;       /* host threads the engine may use (0: default) */
@@ -149,6 +153,13 @@ struct kbfs_engine {
 	 * level, not once a call): the loop adds the two. */
 	void (*top_down)(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *st);
 	void (*bottom_up)(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *st);
+	/* The search is over (called once, after the last level, before the
+	 * predecessor reduction): PL holds KBFS_NONE on every row this rank
+	 * did not reach.  An engine whose reset() cleared PL does nothing; a
+	 * device engine on a one-column grid leaves PL alone at reset and
+	 * clears here only the rows with edges that ROWVIS says were not
+	 * reached (a few, where a whole reset writes every row). */
+	void (*finish)(kbfs_engine *e);
 	/* Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.
 	 * st->found = |new|, st->tdeg = sum of tdeg over new; st->examined =
 	 * what the last local step left unreported (else 0).  Waits for the

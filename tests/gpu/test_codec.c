@@ -136,12 +136,13 @@ static void run_geometry(int C, uint64_t nbw, uint64_t cap)
 			if (s == 0)
 				pname = nm;
 		}
-		e.to_device(&e, e.buf(&e, KBFS_ROWNEXT), bm, n * 8);
 		for (int mode = KBFS_X_BITMAP; mode <= KBFS_X_AUTO; mode++)
 			for (int comp = 0; comp <= 1; comp++) {
 				if (mode == KBFS_X_BITMAP && comp)
 					continue;
-				/* device encode == host encode */
+				/* device encode == host encode; the source is put back each
+				 * time, since on one column RECV may be ROWNEXT (kengine.h) */
+				e.to_device(&e, e.buf(&e, KBFS_ROWNEXT), bm, n * 8);
 				e.pack(&e, KBFS_ROWNEXT, (size_t)C, mode, comp, dd);
 				e.to_host(&e, dwire, e.buf(&e, KBFS_WSEND), (size_t)C * cap);
 				int same = 1, bad = -1;
