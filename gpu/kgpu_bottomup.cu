@@ -42,6 +42,48 @@ __device__ __forceinline__ bool in_front(const u64 *__restrict__ f, u64 c)
 	return (__ldg(&f[c >> 6]) >> (c & 63)) & 1;
 }
 
+// A warp scans entries [b0, b1) of each row whose lane has lng set, 32
+// entries a step, a ballot finding the first neighbour in F; that lane's
+// hit/par are set, lane 0 adds the entries a sequential scan reads to
+// examined.  Every lane of the warp calls it.
+template <typename Idx>
+__device__ __forceinline__ void bu_scan_warp(const Idx *__restrict__ colidx, const u64 *__restrict__ colfront, bool lng,
+					     u64 b0, u64 b1, bool &hit, u64 &par, ull &examined)
+{
+	const int lane = threadIdx.x & 31;
+	unsigned longm = __ballot_sync(KGPU_FULL, lng);
+	while (longm) { // warp per row
+		const int l = __ffs(longm) - 1;
+		longm &= longm - 1;
+		const u64 lb0 = __shfl_sync(KGPU_FULL, b0, l), lb1 = __shfl_sync(KGPU_FULL, b1, l);
+		u64 gex = lb1 - lb0, gpar = 0;
+		bool got = false;
+		for (u64 kk0 = lb0; kk0 < lb1; kk0 += 32) {
+			const u64 kk = kk0 + lane;
+			u64 c = 0;
+			bool h = false;
+			if (kk < lb1) {
+				c = colidx[kk];
+				h = in_front(colfront, c);
+			}
+			const unsigned m = __ballot_sync(KGPU_FULL, h);
+			if (m) {
+				const int f = __ffs(m) - 1;
+				gpar = __shfl_sync(KGPU_FULL, c, f);
+				gex = kk0 - lb0 + f + 1;
+				got = true;
+				break;
+			}
+		}
+		if (lane == l) {
+			hit = got;
+			par = gpar;
+		}
+		if (lane == 0)
+			examined += gex;
+	}
+}
+
 template <typename Idx, typename Off, int B, int NR>
 __global__ void __launch_bounds__(BU_BLOCK, 4)
 	k_bu(const Off *__restrict__ rowptr, const Idx *__restrict__ colidx, const u64 *__restrict__ colfront,
@@ -117,37 +159,7 @@ __global__ void __launch_bounds__(BU_BLOCK, 4)
 				const u64 deg = b1[i] - b0[i];
 				if (deg && deg <= split)
 					examined += (hit[i] ? k[i] : b1[i]) - b0[i];
-				unsigned longm = __ballot_sync(KGPU_FULL, deg > split);
-				while (longm) { // warp per row
-					const int l = __ffs(longm) - 1;
-					longm &= longm - 1;
-					const u64 lb0 = __shfl_sync(KGPU_FULL, b0[i], l), lb1 = __shfl_sync(KGPU_FULL, b1[i], l);
-					u64 gex = lb1 - lb0, gpar = 0;
-					bool got = false;
-					for (u64 kk0 = lb0; kk0 < lb1; kk0 += 32) {
-						const u64 kk = kk0 + lane;
-						u64 c = 0;
-						bool h2 = false;
-						if (kk < lb1) {
-							c = colidx[kk];
-							h2 = in_front(colfront, c);
-						}
-						const unsigned m = __ballot_sync(KGPU_FULL, h2);
-						if (m) {
-							const int f = __ffs(m) - 1;
-							gpar = __shfl_sync(KGPU_FULL, c, f);
-							gex = kk0 - lb0 + f + 1;
-							got = true;
-							break;
-						}
-					}
-					if (lane == l) {
-						hit[i] = got;
-						par[i] = gpar;
-					}
-					if (lane == 0)
-						examined += gex;
-				}
+				bu_scan_warp(colidx, colfront, deg > split, b0[i], b1[i], hit[i], par[i], examined);
 				if (hit[i]) {
 					pl[r[i]] = lvl | (col_first + par[i]);
 					found++;
@@ -173,7 +185,6 @@ template <typename Idx>
 __device__ __forceinline__ void bu_scan(const Idx *__restrict__ colidx, const u64 *__restrict__ colfront, bool act,
 					u64 b0, u64 b1, u64 split, bool &hit, u64 &par, ull &examined)
 {
-	const int lane = threadIdx.x & 31;
 	const u64 deg = act && b1 > b0 ? b1 - b0 : 0;
 	if (deg && deg <= split) { // thread per row
 		u64 k = b0;
@@ -188,37 +199,7 @@ __device__ __forceinline__ void bu_scan(const Idx *__restrict__ colidx, const u6
 		}
 		examined += k - b0;
 	}
-	unsigned longm = __ballot_sync(KGPU_FULL, deg > split);
-	while (longm) { // warp per row
-		const int l = __ffs(longm) - 1;
-		longm &= longm - 1;
-		const u64 lb0 = __shfl_sync(KGPU_FULL, b0, l), lb1 = __shfl_sync(KGPU_FULL, b1, l);
-		u64 gex = lb1 - lb0, gpar = 0;
-		bool got = false;
-		for (u64 kk0 = lb0; kk0 < lb1; kk0 += 32) {
-			const u64 kk = kk0 + lane;
-			u64 c = 0;
-			bool h = false;
-			if (kk < lb1) {
-				c = colidx[kk];
-				h = in_front(colfront, c);
-			}
-			const unsigned m = __ballot_sync(KGPU_FULL, h);
-			if (m) {
-				const int f = __ffs(m) - 1;
-				gpar = __shfl_sync(KGPU_FULL, c, f);
-				gex = kk0 - lb0 + f + 1;
-				got = true;
-				break;
-			}
-		}
-		if (lane == l) {
-			hit = got;
-			par = gpar;
-		}
-		if (lane == 0)
-			examined += gex;
-	}
+	bu_scan_warp(colidx, colfront, deg > split, b0, b1, hit, par, examined);
 }
 
 // The tile kernel.  A warp owns the 32 words of a tile, nwarps words apart;
