@@ -20,7 +20,8 @@ static _Noreturn void usage(FILE *fp, int status)
 		"\n"
 		"Roots:\n"
 		"  -n, --nroots N        draw N roots with the Graph500 sampler (default 64)\n"
-		"  -r, --root ID         search from ID (input id; repeatable)\n"
+		"  -r, --root ID         search from ID (input id; repeatable); prints a line per\n"
+		"                        search (reached, depth, time, TEPS) instead of the block\n"
 		"      --roots FILE      search from the ids in FILE (one a line)\n"
 		"      --no-warmup       skip the untimed warm-up search\n"
 		"Algorithm (every optimisation can be switched off):\n"
@@ -48,9 +49,11 @@ static _Noreturn void usage(FILE *fp, int status)
 		"                        its GPU), then exit without searching\n"
 		"      --no-validate     skip the Graph500 validation of each tree\n"
 		"      --json FILE       write the run's record as JSON ('-' = stdout, no block)\n"
-		"      --pred-out DIR    write DIR/pred-ROOT.txt (or .bin) per root\n"
+		"      --pred-out DIR    write DIR/pred-ROOT.txt (or .bin) per root ('-': the one\n"
+		"                        root's on stdout, the report on stderr)\n"
 		"      --pred-format F   text or bin (default text)\n"
-		"      --depth-out DIR   write DIR/depth-ROOT.txt (\"v depth\" lines) per root\n");
+		"      --depth-out DIR   write DIR/depth-ROOT.txt (\"v depth\" lines) per root\n"
+		"                        ('-': the one root's on stdout)\n");
 	kopt_common_help(fp);
 	exit(status);
 }
@@ -147,6 +150,11 @@ int main(int argc, char **argv)
 		kopt_usage_error("one partition directory at a time");
 	if (o.nroots_set && (nroots || o.roots_file))
 		kopt_usage_error("-n draws roots; it cannot be combined with -r or --roots");
+	if (o.depth_out && o.pred_out && !strcmp(o.depth_out, "-") && !strcmp(o.pred_out, "-"))
+		kopt_usage_error("--depth-out - and --pred-out - would share standard output: give one a directory");
+	if (o.json && !strcmp(o.json, "-") &&
+	    ((o.depth_out && !strcmp(o.depth_out, "-")) || (o.pred_out && !strcmp(o.pred_out, "-"))))
+		kopt_usage_error("--json - and a file to standard output ('-') exclude each other");
 	if (o.engine == KBFS_ENGINE_CPU && o.transport == KBFS_TRANSPORT_NCCL)
 		kopt_usage_error("--transport nccl needs the CUDA engine (not --engine cpu)");
 	o.verbose = klog_verbose();

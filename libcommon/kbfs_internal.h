@@ -41,6 +41,8 @@ typedef struct kbfs_run {
 	char *hosts; /* size * KBFS_HOST_LEN bytes */
 	int local_ranks, threads;
 	int json_stdout;
+	int data_stdout;    /* --depth-out - or --pred-out -: the report goes to stderr */
+	char started[32];   /* the run's start, UTC (kprov_utc_now) */
 	kidmap inv;     /* input id -> local owned vertex (when the block has orig) */
 	kbfs_root *res;
 	size_t nres;

@@ -28,9 +28,14 @@ int kbfs_check_grid(kbfs_run *r)
 		h[1] = (uint64_t)R;
 		h[2] = (uint64_t)C;
 		if (!h[0] && (uint64_t)R * (uint64_t)C != (uint64_t)r->size) {
-			kerror("'%s' is partitioned for a %dx%d grid (%d ranks) but this job has %d rank%s; run "
-			       "it with mpirun -np %d",
-			       dir, R, C, R * C, r->size, r->size == 1 ? "" : "s", R * C);
+			if (R * C == 1)
+				kerror("'%s' is partitioned for one rank (1x1) but this job has %d ranks; run it "
+				       "without mpirun (or with mpirun -np 1)",
+				       dir, r->size);
+			else
+				kerror("'%s' is partitioned for a %dx%d grid (%d ranks) but this job has %d rank%s; "
+				       "run it with mpirun -np %d",
+				       dir, R, C, R * C, r->size, r->size == 1 ? "" : "s", R * C);
 			h[0] = KEXIT_USAGE;
 		}
 	}
@@ -38,20 +43,27 @@ int kbfs_check_grid(kbfs_run *r)
 	return (int)h[0];
 }
 
+/* What the partition says about its making: ct[0], ct[1] construction
+ * (build-info); ct[2], ct[3] generation (1: kgen's, kept in build-info by
+ * kpart from the edge file's attribute, kprov.h; 2: a manifest's). */
 static void partition_times(const char *dir, double ct[4])
 {
 	char *path = kio_join(dir, "build-info");
-	if (!access(path, R_OK) && !kpart_construction_time(dir, &ct[1]))
-		ct[0] = 1;
+	if (!access(path, R_OK)) {
+		if (!kpart_construction_time(dir, &ct[1]))
+			ct[0] = 1;
+		if (!kpart_build_info_double(dir, "generation_time", &ct[3]))
+			ct[2] = 1;
+	}
 	free(path);
 	kpart_manifest m;
-	if (!kpart_manifest_read(dir, &m)) {
+	if (!ct[2] && !kpart_manifest_read(dir, &m)) {
 		const char *v = kpart_manifest_get(&m, "generation_time");
 		if (!v)
 			v = kpart_manifest_get(&m, "source_generation_time");
 		char *end;
 		if (v && (ct[3] = strtod(v, &end)) >= 0 && end != v && !*end)
-			ct[2] = 1;
+			ct[2] = 2;
 		kpart_manifest_free(&m);
 	}
 }
@@ -86,15 +98,16 @@ int kbfs_load(kbfs_run *r)
 	}
 	if (ct[2]) {
 		r->generation_time = ct[3];
-		r->generation_from = "manifest";
+		r->generation_from = ct[2] == 1 ? "kgen" : "manifest";
 	}
 	const kpart_block *b = r->b;
 	const kpart_grid *g = &b->g;
 	/* what the statistics block calls SCALE and edgefactor: the generator's,
 	 * or for an imported graph ceil(log2 nv) and tuples per vertex */
 	r->scale = b->scale;
-	while (!r->scale && (UINT64_C(1) << r->scale) < g->nv && r->scale < 63)
-		r->scale++;
+	if (!b->scale)
+		while ((UINT64_C(1) << r->scale) < g->nv && r->scale < 63)
+			r->scale++;
 	r->edgefactor = b->edgefactor ? (double)b->edgefactor : (double)b->ne_input / (double)g->nv;
 	if (g->N > (UINT64_C(1) << KBFS_PARENT_BITS)) {
 		if (r->rank == 0)

@@ -12,6 +12,7 @@
 #include "klog.h"
 #include "kopt.h"
 #include "kpred.h"
+#include "kprov.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 
 static int make_dir(const char *dir)
 {
+	if (!strcmp(dir, "-"))
+		return 0; /* standard output: one root's file */
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		kerror("cannot create directory '%s': %s", dir, strerror(errno));
 		return KEXIT_IO;
@@ -67,6 +70,8 @@ static uint64_t label(const kbfs_run *r, uint64_t v) { return r->orig_all ? r->o
 
 static char *path_for(const char *dir, const char *what, uint64_t root, const char *ext)
 {
+	if (!strcmp(dir, "-"))
+		return kstrdup("-");
 	char name[64];
 	snprintf(name, sizeof name, "%s-%llu.%s", what, (unsigned long long)root, ext);
 	return kio_join(dir, name);
@@ -182,6 +187,14 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	const kpart_block *b = r->b;
 	kjson_kv_string(w, "program", "kbfs");
 	kjson_kv_string(w, "version", KBFS_VERSION);
+	/* provenance: when, from which commit, on what */
+	char buf[256];
+	kjson_kv_string(w, "date", r->started);
+	kjson_kv_string(w, "commit", kprov_commit());
+	kprov_cpu_model(buf, sizeof buf);
+	kjson_kv_string(w, "cpu", buf);
+	kcomm_library_version(buf, sizeof buf);
+	kjson_kv_string(w, "mpi_library", buf);
 	kjson_key(w, "features");
 	kjson_begin_object(w);
 	kjson_kv_bool(w, "mpi", KBUILD_MPI);

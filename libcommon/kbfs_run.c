@@ -14,6 +14,7 @@
  */
 #include "kbfs_internal.h"
 #include "klog.h"
+#include "kprov.h"
 #include "kstat.h"
 #include "kval.h"
 
@@ -204,6 +205,28 @@ static int run_one(kbfs_run *r, size_t k)
 	return 0;
 }
 
+/* One search, one line: what a single search (-r) reports instead of the
+ * statistics block, and the progress line of each root on a terminal. */
+static void root_line(FILE *fp, const kbfs_run *r, size_t k, const char *prefix)
+{
+	const kbfs_root *rt = &r->res[k];
+	fprintf(fp, "%sroot %llu: reached %llu vertices, depth %d, nedge %llu, %.6f s, %.4g TEPS%s\n", prefix,
+		(unsigned long long)rt->input, (unsigned long long)rt->reached, rt->maxdepth,
+		(unsigned long long)rt->nedge, rt->time, rt->time > 0 ? (double)rt->nedge / rt->time : 0.0,
+		!r->o->validate ? ", not validated" : rt->valid ? ", valid" : ", INVALID");
+}
+
+/* Rank 0, after root k: -v's line, or on a terminal the same as progress. */
+static void root_progress(const kbfs_run *r, size_t k)
+{
+	if (r->rank != 0 || (!klog_verbose() && !kcomm_progress_ok()))
+		return;
+	char prefix[96];
+	snprintf(prefix, sizeof prefix, "%s: %zu/%zu ", klog_prog(), k + 1, r->nres);
+	root_line(stderr, r, k, prefix);
+	fflush(stderr);
+}
+
 static void print_block(kbfs_run *r)
 {
 	size_t n = r->nres;
@@ -225,8 +248,19 @@ static void print_block(kbfs_run *r)
 		.validate_time = r->o->validate ? vt : NULL,
 	};
 	r->hmean = kstat_harmonic_teps(t, ne, n);
-	if (!r->json_stdout)
-		kstat_print_block(stdout, &sr);
+	/* the report goes to stdout, or to stderr when a root's depths or
+	 * parents do (-q then silences it); -r searches get a line each */
+	FILE *fp = r->data_stdout ? stderr : stdout;
+	if (!r->json_stdout && !(r->data_stdout && klog_quiet())) {
+		if (!strcmp(r->generation_from, "load"))
+			kwarn("graph_generation is the partition's load time: no generation time came with it "
+			      "(kgen keeps it as an attribute of the edge file, lost by a copy or a pipe)");
+		if (r->o->nroots_given)
+			for (size_t k = 0; k < n; k++)
+				root_line(fp, r, k, "");
+		else
+			kstat_print_block(fp, &sr);
+	}
 	free(t);
 }
 
@@ -265,6 +299,8 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 	r->size = kcomm_size(world);
 	r->dir = dir;
 	r->json_stdout = o->json && !strcmp(o->json, "-");
+	r->data_stdout = (o->depth_out && !strcmp(o->depth_out, "-")) || (o->pred_out && !strcmp(o->pred_out, "-"));
+	kprov_utc_now(r->started, sizeof r->started);
 	int rc = pick_engine(r);
 	if (!rc)
 		rc = kbfs_check_grid(r);
@@ -293,6 +329,16 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 		return rc;
 	}
 	rc = kbfs_choose_roots(r);
+	if (!rc && r->data_stdout && r->nres != 1) {
+		if (r->rank == 0)
+			kerror("--%s-out -: one root's file goes to standard output, and this run has %zu roots; give "
+			       "one with -r ROOT",
+			       o->depth_out && !strcmp(o->depth_out, "-") ? "depth" : "pred", r->nres);
+		rc = KEXIT_USAGE;
+	}
+	if (!rc && r->rank == 0 && kcomm_progress_ok() && !klog_verbose())
+		fprintf(stderr, "%s: '%s' (%dx%d) loaded in %.2f s; %zu root%s\n", klog_prog(), dir, g->R, g->C,
+			r->load_time, r->nres, r->nres == 1 ? "" : "s");
 	if (!rc) {
 		kbfs_engine_conf ec = kbfs_engine_conf_of(r);
 		rc = kcomm_agree(world, r->eng.setup(&r->eng, b, &ec));
@@ -332,12 +378,8 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 	for (size_t k = 0; k < r->nres && !rc; k++) {
 		rc = run_one(r, k);
 		failed += !rc && o->validate && !r->res[k].valid;
-		if (!rc && r->rank == 0)
-			kinfo("root %zu/%zu %llu: %.6f s, nedge %llu, %.4g TEPS%s", k + 1, r->nres,
-			      (unsigned long long)r->res[k].input, r->res[k].time,
-			      (unsigned long long)r->res[k].nedge,
-			      r->res[k].time > 0 ? (double)r->res[k].nedge / r->res[k].time : 0.0,
-			      !o->validate ? "" : r->res[k].valid ? ", valid" : ", INVALID");
+		if (!rc)
+			root_progress(r, k);
 	}
 	if (!rc && r->rank == 0) {
 		print_block(r);

@@ -313,21 +313,41 @@ int kpart_manifest_grid(const char *dir, int *R, int *C, uint64_t *nv)
 	return 0;
 }
 
-int kpart_construction_time(const char *dir, double *seconds)
+int kpart_build_info_double(const char *dir, const char *key, double *v)
 {
 	char *path = kio_join(dir, "build-info"), *text;
 	size_t len;
 	int rc = slurp(path, &text, &len);
-	if (rc) {
-		free(path);
-		return rc;
-	}
-	const char *p = strstr(text, "construction_time = ");
-	rc = p && sscanf(p + 20, "%lf", seconds) == 1 ? 0 : KEXIT_DATA;
-	if (rc)
-		kerror("'%s': no construction_time", path);
-	free(text);
 	free(path);
+	if (rc)
+		return rc;
+	/* "key = value" at the start of a line */
+	size_t kl = strlen(key);
+	rc = -1;
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		char *end;
+		if (!strncmp(p, key, kl) && !strncmp(p + kl, " = ", 3)) {
+			double x = strtod(p + kl + 3, &end);
+			if (end != p + kl + 3 && (*end == '\n' || !*end) && x >= 0) {
+				*v = x;
+				rc = 0;
+			}
+			break;
+		}
+	}
+	free(text);
+	return rc;
+}
+
+int kpart_construction_time(const char *dir, double *seconds)
+{
+	int rc = kpart_build_info_double(dir, "construction_time", seconds);
+	if (rc < 0) {
+		char *path = kio_join(dir, "build-info");
+		kerror("'%s': no construction_time", path);
+		free(path);
+		rc = KEXIT_DATA;
+	}
 	return rc;
 }
 

@@ -230,6 +230,9 @@ int kpart_dir_commit(const char *tmpdir, const char *outdir);
 /* Seconds the construction took (DIR/build-info, written beside the
  * manifest and deliberately outside its checksum since timings vary). */
 int kpart_construction_time(const char *dir, double *seconds);
+/* The number "key = value" of DIR/build-info: 0, -1 when the key is absent
+ * or not a number >= 0, a KEXIT code when the file cannot be read. */
+int kpart_build_info_double(const char *dir, const char *key, double *v);
 
 /* ---- building (kpart_build.c) ---- */
 typedef struct kpart_opts {
