@@ -3,6 +3,7 @@
 #include "kio.h"
 #include "klog.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,7 +141,17 @@ int kcomm_local_rank(void) { return local_rank; }
 
 int kcomm_progress_ok(void)
 {
-	return kio_progress_ok() || (!klog_quiet() && mpi_on && isatty(STDOUT_FILENO));
+	if (kio_progress_ok())
+		return 1;
+	if (klog_quiet() || !mpi_on)
+		return 0;
+	/* mpirun forwards stderr through a pipe and gives stdout a terminal
+	 * even when its own output is a file; whether the job was started
+	 * from a terminal shows in the controlling terminal ranks inherit */
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
 }
 
 void kcomm_library_version(char *buf, size_t len)

@@ -35,8 +35,8 @@ const char *kcomm_host(void);
 /* Node-local rank (ranks sharing this host), for choosing a GPU. */
 int kcomm_local_rank(void);
 /* Whether to show progress on stderr: it is a terminal (kio_progress_ok),
- * or, under an MPI launcher, stdout is one (mpirun gives a rank's stdout a
- * terminal and forwards its stderr through a pipe). */
+ * or, under an MPI launcher (which forwards a rank's stderr through a pipe),
+ * the job was started from a terminal (the rank has a controlling one). */
 int kcomm_progress_ok(void);
 /* The MPI library's version (MPI_Get_library_version, its first line), or
  * "none (built without MPI)".  Callable before kcomm_init. */

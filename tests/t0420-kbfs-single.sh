@@ -51,7 +51,9 @@ if command -v script >/dev/null; then
 	kbfs -n 3 "$T/p" 2>"$T/err" | cat >/dev/null
 	ok "not on a pipe" test ! -s "$T/err"
 	script -qc "mpirun --allow-run-as-root --oversubscribe -np 2 kbfs -n 2 '$T/p12'" /dev/null 2>&1 | tr -d '\r' >"$T/tty"
-	ok "under mpirun on a terminal too (stdout is one)" grep -q '^kbfs: 2/2 root ' "$T/tty"
+	ok "under mpirun started from a terminal too" grep -q '^kbfs: 2/2 root ' "$T/tty"
+	setsid -w mpirun --allow-run-as-root --oversubscribe -np 2 kbfs -n 2 "$T/p12" >"$T/out" 2>"$T/err" </dev/null
+	ok "not under mpirun started without one (setsid)" sh -c "! grep -q '^kbfs: 2/2 root ' '$T/err'"
 	script -qc "kpart -R 2 -C 1 -o '$T/p21' '$T/g.kg'" /dev/null 2>&1 | tr -d '\r' >"$T/tty"
 	ok "kpart on a terminal: its five steps, each with its time" \
 		sh -c "grep -q '^kpart: 1/5 pass 1: read, check, count ... [0-9.]* s$' '$T/tty' && grep -q '^kpart: 5/5 .* s$' '$T/tty'"
