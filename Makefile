@@ -5,10 +5,13 @@
 #   make test       install missing packages, then run every test (TAP, under prove)
 #   make test-gpu   the GPU tests (skipped visibly without a GPU)
 #   make bench      the benchmarks in share/bench (not tests)
-#   make install    PREFIX=/usr/local DESTDIR= (programs, man pages, share/, bash completion)
+#   make install    PREFIX=/usr/local DESTDIR= (programs, man pages, share/, bash completion;
+#                   install-files: the same copying alone, no build)
 #
 # Switches: MPI=0 (serial build, no mpicc), CUDA=0 (no GPU engine), NCCL=0,
-# NVCC_GENCODE=..., V=1 (show commands), OPT=-O3.
+# NVCC_GENCODE=..., V=1 (show commands), OPT=-O3,
+# SAN=1 (AddressSanitizer + UndefinedBehaviorSanitizer: `make test SAN=1`
+# fails on any report).
 
 PREFIX    ?= /usr/local
 DESTDIR   ?=
@@ -61,6 +64,13 @@ $(info kbfs: nccl off (no nccl.h) - GPU exchanges use MPI with host staging)
 endif
 endif
 
+SAN ?= 0
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+CFLAGS += $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+endif
+
 OPENMP ?= 1
 ifeq ($(OPENMP),1)
 CFLAGS += -fopenmp
@@ -99,7 +109,7 @@ KBUILD := build/kbuild.h
 FLAGS_STAMP := build/flags.stamp
 FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS) MPI=$(MPI) CUDA=$(CUDA) NCCL=$(NCCL) $(NVCC) $(NVCCFLAGS)
 
-.PHONY: all clean test test-gpu gpu-tests units demo bench install deps check-deps FORCE
+.PHONY: all clean test test-gpu gpu-tests units demo bench install install-files deps check-deps FORCE
 all: $(PROGS)
 
 # rebuild everything when the flags change
@@ -176,7 +186,7 @@ demo: check-deps
 
 test: check-deps
 	@$(MAKE) --no-print-directory all units
-	@sh tests/run.sh
+	@KBFS_SAN=$(SAN) sh tests/run.sh
 
 test-gpu: check-deps
 	@$(MAKE) --no-print-directory all units gpu-tests
@@ -196,6 +206,12 @@ bench: all
 	@sh share/bench/run-all.sh
 
 install: all
+	@$(MAKE) --no-print-directory install-files
+
+# the copying alone, of what is built (the tests install this way, so an
+# install never rebuilds bin/ under other flags in the middle of a run)
+install-files:
+	@for p in $(PROGS); do test -x $$p || { echo "kbfs: $$p is not built: run make first" >&2; exit 1; }; done
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) $(DESTDIR)$(man5dir) $(DESTDIR)$(man7dir) $(DESTDIR)$(sharedir)
 	install -m 755 $(PROGS) $(DESTDIR)$(bindir)
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(man1dir)

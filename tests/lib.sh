@@ -115,10 +115,13 @@ have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null 
 need_gpu() { have_gpu || skip_all "no GPU"; }
 
 # MPIRUN NP CMD...: run under mpirun with the settings a root CI needs
+# (MPI_TIMEOUT=S: killed after S seconds, exit 124)
 MPIRUN() {
 	local np=$1
 	shift
-	mpirun --allow-run-as-root --oversubscribe -np "$np" "$@"
+	local pre=
+	[ -n "${MPI_TIMEOUT:-}" ] && pre="timeout $MPI_TIMEOUT"
+	$pre mpirun --allow-run-as-root --oversubscribe -np "$np" "$@"
 }
 
 # same_depths A B: every depth-*.txt of run A equals B's file of the same

@@ -3,6 +3,8 @@
 # shell tests (tests/tNNNN-*.sh).  KBFS_TEST_ONLY=gpu runs the GPU tests only.
 # PROVE_FLAGS adds prove options (e.g. -v); KBFS_EXEC runs the programs under
 # a prefix (e.g. "valgrind -q --error-exitcode=99").
+# KBFS_SAN=1 (make test SAN=1): the programs were built with ASan + UBSan;
+# every report goes to tests/out/san/ and any report fails the run.
 cd "$(dirname "$0")/.." || exit 3
 if [ "${KBFS_TEST_ONLY:-}" = gpu ]; then
 	set -- tests/t*-gpu*.sh
@@ -12,7 +14,32 @@ fi
 # Without a controlling terminal (setsid): programs under mpirun show
 # progress when the job was started from a terminal, and the tests must see
 # the same output whether make test runs in one or in CI.
-if command -v setsid >/dev/null 2>&1; then
-	exec setsid -w prove -e '' ${PROVE_FLAGS:-} "$@"
+SETSID=
+command -v setsid >/dev/null 2>&1 && SETSID="setsid -w"
+if [ "${KBFS_SAN:-0}" != 1 ]; then
+	exec $SETSID prove -e '' ${PROVE_FLAGS:-} "$@"
 fi
-exec prove -e '' ${PROVE_FLAGS:-} "$@"
+san=$PWD/tests/out/san
+rm -rf "$san" && mkdir -p "$san" || exit 3
+# distinct exit codes, so a report never passes for a data error (exit 1)
+export ASAN_OPTIONS="exitcode=86:detect_leaks=1:log_path=$san/asan:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="halt_on_error=1:exitcode=87:print_stacktrace=1:log_path=$san/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$PWD/tests/san/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# Open MPI's leaks are suppressed by library: keep its plugins loaded, so
+# that their frames have names, and unwind fully under mpirun (its wrapper
+# in tests/san/bin)
+export OMPI_MCA_mca_base_component_disable_dlclose=1 KBFS_SAN=1
+export PATH="$PWD/tests/san/bin:$PATH"
+$SETSID prove --timer -e '' ${PROVE_FLAGS:-} "$@"
+rc=$?
+reports=$(ls "$san" 2>/dev/null | wc -l)
+if [ "$reports" -gt 0 ]; then
+	echo "sanitizers: $reports report(s) in $san:" >&2
+	for f in "$san"/*; do
+		echo "==== $f" >&2
+		head -40 "$f" >&2
+	done
+	exit 1
+fi
+echo "sanitizers: no report"
+exit $rc

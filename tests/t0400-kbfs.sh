@@ -184,7 +184,7 @@ stderr_has "validation failed for root 458: rule" "... naming the root and the r
 # a fatal error on one rank ends the whole job
 cp -r "$T/p10-2x2" "$T/broken"
 truncate -s 1000 "$T/broken/rank-00003.kpart"
-timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4 kbfs "$T/broken" >"$T/out" 2>"$T/err"
+MPI_TIMEOUT=120 MPIRUN 4 kbfs "$T/broken" >"$T/out" 2>"$T/err"
 rc=$?
 ok "a corrupt rank file on one rank ends the job with exit 1, no hang (exit $rc)" test "$rc" -eq 1
 stderr_has "rank 3" "... with that rank's message"
