@@ -261,10 +261,7 @@ int main(int argc, char **argv)
 	kcomm_finalize();
 	free(cmdline);
 	free(outdir);
-	if (me == 0) {
-		int rc2 = kio_close_stdout();
-		if (!rc)
-			rc = rc2;
-	}
+	if (me == 0 && !rc)
+		rc = kio_close_stdout(); /* a failed dump has said why already */
 	return rc;
 }

@@ -70,8 +70,9 @@ static int part_main(const char *dir, int json, const char *svg)
 			free(vals);
 		}
 	}
-	int rc2 = kio_close_stdout();
-	return rc ? rc : rc2;
+	if (rc)
+		return rc; /* kpart_report has said why (a failed write too) */
+	return kio_close_stdout();
 }
 
 static int runs_main(int n, char **paths, int json, const char *svg)

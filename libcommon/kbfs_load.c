@@ -76,8 +76,10 @@ int kbfs_load(kbfs_run *r)
 	double t0 = ktime();
 	int rc = kpart_load(dir, r->rank, &r->blk);
 	rc = kcomm_agree(r->world, rc);
-	if (rc)
+	if (rc) {
+		kpart_block_free(&r->blk); /* loaded here, but another rank failed */
 		return rc;
+	}
 	double dt = ktime() - t0;
 	kcomm_allreduce_double(r->world, &dt, 1, KCOMM_MAX);
 	r->b = &r->blk;

@@ -220,7 +220,8 @@ static int given(kbfs_run *r)
 	if (r->rank == 0) {
 		cap = o->nroots_given;
 		ids = kmalloc(kmul(cap ? cap : 1, 8));
-		memcpy(ids, o->roots, o->nroots_given * 8);
+		if (o->nroots_given)
+			memcpy(ids, o->roots, o->nroots_given * 8);
 		n = o->nroots_given;
 		if (o->roots_file)
 			h[0] = (uint64_t)read_roots_file(o->roots_file, &ids, &n, &cap);

@@ -519,3 +519,15 @@ int kcomm_agree(kcomm *c, int code)
 	kcomm_allreduce_u64(c, &v, 1, KCOMM_MAX);
 	return (int)v;
 }
+
+uint32_t kcomm_crc32_concat(kcomm *c, uint32_t crc, uint64_t len)
+{
+	int P = kcomm_size(c);
+	uint64_t mine[2] = {crc, len}, *all = kmalloc(kmul((size_t)P, 16));
+	kcomm_allgather(c, mine, 16, all);
+	uint32_t whole = 0;
+	for (int q = 0; q < P; q++)
+		whole = kio_crc32_combine(whole, (uint32_t)all[2 * q], all[2 * q + 1]);
+	free(all);
+	return whole;
+}

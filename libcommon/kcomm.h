@@ -78,6 +78,10 @@ enum kcomm_tag {
 void kcomm_send(kcomm *c, const void *buf, size_t bytes, int dest, int tag);
 void kcomm_recv(kcomm *c, void *buf, size_t bytes, int src, int tag);
 
+/* The CRC-32 of every rank's piece joined in rank order, from each rank's
+ * crc and length (the same value on every rank). */
+uint32_t kcomm_crc32_concat(kcomm *c, uint32_t crc, uint64_t len);
+
 /* Agree on an error: every rank passes its local code (0 = fine); returns
  * the largest code seen anywhere.  Use before a step that must not start
  * when some rank failed (e.g. after loading input). */

@@ -153,17 +153,34 @@ int kdist_load(kcomm *comm, const char *path, kdist_edges *e)
 		kedge_close(r); /* the reader owns info.prov */
 		return rc;
 	}
-	/* seekable: every rank reads its own slice */
+	/* seekable (kedge_open checked its size and trailer): every rank reads
+	 * its own slice, and the slices' CRCs together must be the trailer's */
 	int rc = 0;
 	if (rank != 0)
 		rc = kedge_open(path, &r, &info);
-	uint64_t lo = ne * (uint64_t)rank / (uint64_t)P, hi = ne * (uint64_t)(rank + 1) / (uint64_t)P;
+	uint64_t lo = (uint64_t)((unsigned __int128)ne * (unsigned)rank / (unsigned)P);
+	uint64_t hi = (uint64_t)((unsigned __int128)ne * (unsigned)(rank + 1) / (unsigned)P);
 	e->ne_local = hi - lo;
 	e->uv = kmalloc(kmul((size_t)e->ne_local, 16) + 16);
+	uint32_t crc = 0, want = 0;
+	uint64_t size = 0;
+	if (!rc && info.ne != ne) {
+		kerror("'%s': the input changed while it was being read", path);
+		rc = KEXIT_DATA;
+	}
 	if (!rc)
-		rc = kedge_read_at(r, lo, hi - lo, e->uv);
+		rc = kedge_read_at(r, lo, hi - lo, e->uv, &crc);
+	if (r)
+		kedge_trailer(r, &size, &want);
 	kedge_close(r);
-	return kcomm_agree(comm, rc);
+	if ((rc = kcomm_agree(comm, rc)))
+		return rc;
+	if (kcomm_crc32_concat(comm, crc, (hi - lo) * 2 * (uint64_t)info.idbytes) != want) {
+		if (rank == 0)
+			kerror("'%s': edge data checksum mismatch (corrupt file)", path);
+		rc = KEXIT_DATA;
+	}
+	return rc;
 }
 
 void kdist_free(kdist_edges *e)

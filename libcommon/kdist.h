@@ -12,8 +12,10 @@
  * text graph kimport reads (SNAP/GAP edge list, Matrix Market, METIS):
  * every rank gets a slice of the tuples (internal ids), the slices
  * together being the input in order.  A seekable edge file is read by
- * every rank at its own slice; a compressed one is dealt by rank 0; a text
- * graph is read by rank 0 and scattered.
+ * every rank at its own slice (kedge_open has checked its size and
+ * trailer; the slices' CRCs joined must be the trailer's); a compressed
+ * one is dealt by rank 0 (memory growing with the chunks that arrive); a
+ * text graph is read by rank 0 and scattered.
  *
  * Both are collective and return the same code on every rank: 0 or a KEXIT
  * code, after kerror() on the rank that met the problem.

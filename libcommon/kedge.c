@@ -9,7 +9,15 @@
 const unsigned char kedge_magic[KEDGE_MAGIC_LEN] = {0x89, 'K', 'E', 'D', 'G', '\r', '\n', 0x1a};
 static const unsigned char end_magic[4] = {'K', 'E', 'N', 'D'};
 
-enum { FIXED_HDR = 40, TRAILER = 20, BLOCK_EDGES = 1 << 18, MAX_PROV = 1 << 20 };
+enum {
+	FIXED_HDR = 40,
+	TRAILER = 20,
+	BLOCK_EDGES = 1 << 18,
+	BLOCK_BYTES = BLOCK_EDGES * 16, /* the most raw bytes in a compressed block */
+	MAX_PROV = 1 << 20,
+	MAP_CHUNK = 1 << 17,            /* map entries read at a time */
+	ZRATIO = 1032,                  /* deflate never inflates one byte to more than this */
+};
 
 int kedge_is_magic(const void *buf, size_t n)
 {
@@ -109,6 +117,8 @@ struct kedge_reader {
 	kedge_info info;
 	uint64_t *map;
 	uint64_t payload_off;
+	uint64_t size;     /* bytes of a regular file, 0 for a stream */
+	uint32_t data_crc; /* the trailer's payload CRC (known when size != 0) */
 	uint64_t done; /* edges delivered */
 	uint32_t crc;
 	unsigned char *raw;  /* encoded edge bytes */
@@ -120,6 +130,22 @@ struct kedge_reader {
 	size_t blklen, blkpos, blkcap;
 	int finished;
 };
+
+/* The trailer's own checks: magic, its CRC, the edge count. */
+static int trailer_ok(const kedge_reader *r, const unsigned char *t)
+{
+	const char *name = kio_name(r->in);
+	if (memcmp(t, end_magic, 4) || kio_crc32(0, t, 16) != kio_get32(t + 16)) {
+		kerror("'%s': corrupt trailer (file damaged or truncated)", name);
+		return KEXIT_DATA;
+	}
+	if (kio_get64(t + 4) != r->info.ne) {
+		kerror("'%s': trailer edge count %llu differs from header's %llu", name,
+		       (unsigned long long)kio_get64(t + 4), (unsigned long long)r->info.ne);
+		return KEXIT_DATA;
+	}
+	return 0;
+}
 
 static void decode(const unsigned char *b, size_t n, unsigned idb, uint64_t *uv)
 {
@@ -139,6 +165,85 @@ static void encode(const uint64_t *uv, size_t n, unsigned idb, unsigned char *b)
 	else
 		for (size_t k = 0; k < 2 * n; k++)
 			kio_put64(b + 8 * k, uv[k]);
+}
+
+/* A regular file must be able to hold what the header announces before
+ * anything is allocated for it: exactly (raw payload) or at least (deflate
+ * blocks, each at most BLOCK_BYTES raw bytes and ZRATIO times its own
+ * size).  Its trailer is checked here too (the payload CRC is kept for
+ * readers of slices).  A stream is checked as it is read. */
+static int check_size(kedge_reader *r)
+{
+	const kedge_info *info = &r->info;
+	const char *name = kio_name(r->in);
+	uint64_t size = kio_size(r->in);
+	if (!size)
+		return 0;
+	typedef unsigned __int128 u128;
+	int zlib = !!(info->flags & KEDGE_F_ZLIB), map = !!(info->flags & KEDGE_F_MAP);
+	u128 data = (u128)info->ne * (2 * info->idbytes);
+	u128 least = (u128)r->payload_off + (map ? (u128)info->nv * 8 + 4 : 0) + TRAILER;
+	if (zlib)
+		least += 8 * ((data + BLOCK_BYTES - 1) / BLOCK_BYTES) + (data + ZRATIO - 1) / ZRATIO + 8;
+	else
+		least += data;
+	if (size < least) {
+		if (map)
+			kerror("'%s': truncated file (%llu bytes cannot hold the header's id map of %llu vertices and %llu edges)",
+			       name, (unsigned long long)size, (unsigned long long)info->nv, (unsigned long long)info->ne);
+		else
+			kerror("'%s': truncated file (%llu bytes cannot hold the header's %llu edges)", name,
+			       (unsigned long long)size, (unsigned long long)info->ne);
+		return KEXIT_DATA;
+	}
+	if (!zlib && size > least) {
+		kerror("'%s': unexpected data after the trailer", name);
+		return KEXIT_DATA;
+	}
+	unsigned char t[TRAILER];
+	int rc = kio_pread(r->in, t, TRAILER, size - TRAILER, "trailer");
+	if (rc)
+		return rc;
+	if ((rc = trailer_ok(r, t)))
+		return rc;
+	r->size = size;
+	r->data_crc = kio_get32(t + 12);
+	return 0;
+}
+
+/* The map in pieces: on a stream, memory follows the bytes that arrive. */
+static int read_map(kedge_reader *r)
+{
+	uint64_t nv = r->info.nv, cap = 0;
+	unsigned char *mb = kmalloc((size_t)MAP_CHUNK * 8), c4[4];
+	uint32_t crc = 0;
+	int rc = 0;
+	for (uint64_t k = 0; k < nv && !rc; ) {
+		size_t n = nv - k < MAP_CHUNK ? (size_t)(nv - k) : MAP_CHUNK;
+		if (k + n > cap) {
+			cap = r->size ? nv : cap * 2 > k + n ? cap * 2 : k + n;
+			if (cap > nv)
+				cap = nv;
+			r->map = krealloc(r->map, kmul((size_t)cap, 8));
+		}
+		if ((rc = kio_read_exact(r->in, mb, n * 8, "vertex map")))
+			break;
+		crc = kio_crc32(crc, mb, n * 8);
+		for (size_t j = 0; j < n; j++)
+			r->map[k + j] = kio_get64(mb + 8 * j);
+		k += n;
+	}
+	free(mb);
+	if (!rc)
+		rc = kio_read_exact(r->in, c4, 4, "vertex map");
+	if (!rc && crc != kio_get32(c4)) {
+		kerror("'%s': vertex map checksum mismatch (corrupt file)", kio_name(r->in));
+		rc = KEXIT_DATA;
+	}
+	if (!r->map)
+		r->map = kmalloc(8); /* a map of no vertices is still a map */
+	r->payload_off += nv * 8 + 4;
+	return rc;
 }
 
 int kedge_open(const char *path, kedge_reader **rp, kedge_info *info)
@@ -205,38 +310,20 @@ int kedge_open(const char *path, kedge_reader **rp, kedge_info *info)
 	r->in = in;
 	r->info = *info;
 	r->payload_off = FIXED_HDR + plen + 4;
-	if (info->flags & KEDGE_F_MAP) {
-		if (info->nv > (UINT64_MAX / 8)) {
-			kerror("'%s': corrupt edge file header", name);
-			free(r);
-			rc = KEXIT_DATA;
-			goto fail;
-		}
-		size_t bytes = kmul((size_t)info->nv, 8);
-		unsigned char *mb = kmalloc(bytes);
-		r->map = kmalloc(bytes);
-		if ((rc = kio_read_exact(in, mb, bytes, "vertex map")) ||
-		    (rc = kio_read_exact(in, c4, 4, "vertex map"))) {
-			free(mb);
-			free(r->map);
-			free(r);
-			goto fail;
-		}
-		if (kio_crc32(0, mb, bytes) != kio_get32(c4)) {
-			kerror("'%s': vertex map checksum mismatch (corrupt file)", name);
-			free(mb);
-			free(r->map);
-			free(r);
-			rc = KEXIT_DATA;
-			goto fail;
-		}
-		for (uint64_t k = 0; k < info->nv; k++)
-			r->map[k] = kio_get64(mb + 8 * k);
-		free(mb);
-		r->payload_off += bytes + 4;
+	if ((info->flags & KEDGE_F_MAP) && info->nv > UINT64_MAX / 8) {
+		kerror("'%s': corrupt edge file header", name);
+		rc = KEXIT_DATA;
+		goto fail_r;
 	}
+	if ((rc = check_size(r)))
+		goto fail_r;
+	if ((info->flags & KEDGE_F_MAP) && (rc = read_map(r)))
+		goto fail_r;
 	*rp = r;
 	return 0;
+fail_r:
+	free(r->map);
+	free(r);
 fail:
 	kedge_info_free(info);
 	kio_close_in(in);
@@ -250,15 +337,8 @@ static int check_trailer(kedge_reader *r)
 	int rc = kio_read_exact(r->in, t, TRAILER, "trailer");
 	if (rc)
 		return rc;
-	if (memcmp(t, end_magic, 4) || kio_crc32(0, t, 16) != kio_get32(t + 16)) {
-		kerror("'%s': corrupt trailer (file damaged or truncated)", name);
-		return KEXIT_DATA;
-	}
-	if (kio_get64(t + 4) != r->info.ne) {
-		kerror("'%s': trailer edge count %llu differs from header's %llu", name,
-		       (unsigned long long)kio_get64(t + 4), (unsigned long long)r->info.ne);
-		return KEXIT_DATA;
-	}
+	if ((rc = trailer_ok(r, t)))
+		return rc;
 	if (kio_get32(t + 12) != r->crc) {
 		kerror("'%s': edge data checksum mismatch (corrupt file)", name);
 		return KEXIT_DATA;
@@ -285,7 +365,13 @@ static int next_block(kedge_reader *r)
 		return rc;
 	uint32_t clen = kio_get32(bh), rlen = kio_get32(bh + 4);
 	size_t rec = 2 * (size_t)r->info.idbytes;
-	if (clen == 0 || rlen == 0 || rlen % rec || rlen > BLOCK_EDGES * 16u || clen > rlen + rlen / 8 + 1024) {
+	if (clen == 0 && rlen == 0) {
+		kerror("'%s': truncated file (the compressed data ends after %llu of the header's %llu edges)", name,
+		       (unsigned long long)r->done, (unsigned long long)r->info.ne);
+		return KEXIT_DATA;
+	}
+	if (clen == 0 || rlen == 0 || rlen % rec || rlen > BLOCK_BYTES || clen > rlen + rlen / 8 + 1024 ||
+	    (uint64_t)rlen > (uint64_t)clen * ZRATIO) {
 		kerror("'%s': corrupt compressed block", name);
 		return KEXIT_DATA;
 	}
@@ -318,6 +404,11 @@ int kedge_read(kedge_reader *r, uint64_t *uv, size_t max, size_t *got)
 	if (left == 0) {
 		if (r->info.flags & KEDGE_F_ZLIB) {
 			unsigned char bh[8];
+			if (r->blkpos < r->blklen) {
+				kerror("'%s': a compressed block holds more edges than the header announces",
+				       kio_name(r->in));
+				return KEXIT_DATA;
+			}
 			int rc = kio_read_exact(r->in, bh, 8, "compressed edge data");
 			if (rc)
 				return rc;
@@ -372,7 +463,16 @@ const uint64_t *kedge_map(const kedge_reader *r) { return r->map; }
 int kedge_seekable(const kedge_reader *r) { return kio_seekable(r->in) && !(r->info.flags & KEDGE_F_ZLIB); }
 const char *kedge_name(const kedge_reader *r) { return kio_name(r->in); }
 
-int kedge_read_at(kedge_reader *r, uint64_t first, uint64_t count, uint64_t *uv)
+int kedge_trailer(const kedge_reader *r, uint64_t *size, uint32_t *crc)
+{
+	if (!r->size)
+		return 0;
+	*size = r->size;
+	*crc = r->data_crc;
+	return 1;
+}
+
+int kedge_read_at(kedge_reader *r, uint64_t first, uint64_t count, uint64_t *uv, uint32_t *crc)
 {
 	if (!kedge_seekable(r))
 		KBUG("kedge_read_at on a stream");
@@ -388,6 +488,8 @@ int kedge_read_at(kedge_reader *r, uint64_t first, uint64_t count, uint64_t *uv)
 		int rc = kio_pread(r->in, r->raw, n * rec, r->payload_off + first * rec, "edge data");
 		if (rc)
 			return rc;
+		if (crc)
+			*crc = kio_crc32(*crc, r->raw, n * rec);
 		decode(r->raw, n, r->info.idbytes, uv);
 		for (size_t k = 0; k < 2 * n; k++)
 			if (uv[k] >= r->info.nv) {
@@ -425,11 +527,18 @@ int kedge_load(const char *path, kedge_info *info, uint64_t **uvp, uint64_t **ma
 	int rc = kedge_open(path, &r, info);
 	if (rc)
 		return rc;
-	uint64_t *uv = kmalloc(kmul(kmul((size_t)info->ne, 2), sizeof *uv) + 16);
+	/* a raw regular file holds exactly ne edges (kedge_open checked its
+	 * size); otherwise memory grows with the edges that arrive */
+	uint64_t ne = info->ne, cap = kedge_seekable(r) || ne < BLOCK_EDGES ? ne : BLOCK_EDGES;
+	uint64_t *uv = kmalloc(kmul(kmul((size_t)cap, 2), sizeof *uv) + 16);
 	uint64_t off = 0;
 	for (;;) {
+		if (off == cap && cap < ne) {
+			cap = ne - cap > cap ? 2 * cap : ne;
+			uv = krealloc(uv, kmul(kmul((size_t)cap, 2), sizeof *uv) + 16);
+		}
 		size_t got;
-		size_t want = info->ne - off > BLOCK_EDGES ? BLOCK_EDGES : (size_t)(info->ne - off);
+		size_t want = cap - off > BLOCK_EDGES ? BLOCK_EDGES : (size_t)(cap - off);
 		rc = kedge_read(r, uv + 2 * off, want ? want : 1, &got);
 		if (rc || !got)
 			break;

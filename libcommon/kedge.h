@@ -14,7 +14,11 @@
  *   trailer  "KEND", u64 edges, u32 CRC32 of the uncompressed edge bytes,
  *            u32 CRC32 of the 16 trailer bytes before it
  * A reader refuses a wrong magic, a newer major version, a bad CRC and a
- * truncated file, each with one line naming the file.
+ * truncated file, each with one line naming the file.  Memory: a regular
+ * file's size is checked against the header's counts (exactly for a raw
+ * payload, a compressed one at least as big as deflate allows) and its
+ * trailer read before anything is allocated for them; a stream's map and
+ * edges are held as they arrive, never sized from the header alone.
  */
 #ifndef KEDGE_H
 #define KEDGE_H
@@ -62,9 +66,15 @@ int kedge_read(kedge_reader *r, uint64_t *uv, size_t max, size_t *got);
 const uint64_t *kedge_map(const kedge_reader *r);
 /* 1 when edges can be read at any index (regular file, raw payload). */
 int kedge_seekable(const kedge_reader *r);
-/* Read edges [first, first+count) of a seekable file, checking nothing but
- * bounds; callers that need the CRC read sequentially. */
-int kedge_read_at(kedge_reader *r, uint64_t first, uint64_t count, uint64_t *uv);
+/* Read edges [first, first+count) of a seekable file, checking the ids'
+ * bounds; when crc is not NULL the CRC of the bytes read is chained onto
+ * *crc, so readers of slices can check the whole payload against
+ * kedge_trailer (kcomm_crc32_concat joins the ranks' pieces). */
+int kedge_read_at(kedge_reader *r, uint64_t first, uint64_t count, uint64_t *uv, uint32_t *crc);
+/* A regular file's size and its payload CRC as the trailer records it
+ * (both checked by kedge_open): 1, or 0 for a stream (whose CRC kedge_read
+ * checks at the end). */
+int kedge_trailer(const kedge_reader *r, uint64_t *size, uint32_t *crc);
 const char *kedge_name(const kedge_reader *r);
 void kedge_close(kedge_reader *r);
 /* Convenience: the whole file in memory (uv has 2*ne entries; *map may be

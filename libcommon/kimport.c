@@ -24,7 +24,7 @@
 #include <zlib.h>
 
 #define KIMP_WINDOW ((size_t)8 << 20) /* detection window, first read size */
-#define KIMP_MAXWINDOW ((size_t)256 << 20) /* ... grown to this for long lines */
+#define KIMP_MAXWINDOW KIMPORT_MAX_LINE    /* ... grown to this for long lines */
 #define KIMP_MINLINES 1000                 /* ... until it holds this many */
 #define KIMP_GZBUF (1u << 20)         /* zlib's own buffer */
 #define KIMP_MAXREAD ((size_t)1 << 30) /* gzread takes an unsigned int */
@@ -62,6 +62,11 @@ int kimport_rd_fill(reader *r)
 		r->pos = 0;
 	}
 	if (r->len == r->cap) {
+		if (r->cap >= KIMPORT_MAX_LINE) {
+			kerror("%s:%llu: line longer than %zu MiB (not a text graph?)", r->name,
+			       (unsigned long long)r->lineno + 1, KIMPORT_MAX_LINE >> 20);
+			return r->err = KEXIT_DATA;
+		}
 		r->cap = kmul(r->cap, 2);
 		r->buf = krealloc(r->buf, r->cap + 1);
 	}
@@ -93,17 +98,11 @@ int kimport_tok_len(const char *p)
 	return n;
 }
 
-/* Why kimport_scan_u64 failed, for a message (control bytes as \xNN). */
+/* Why kimport_scan_u64 failed, for a message (klog shows control bytes
+ * and bytes that are not UTF-8 as \xNN). */
 void kimport_tok_why(int t, const char *p, const char *what, char *why, size_t sz)
 {
-	char tok[4 * 40 + 1], *o = tok;
-	int len = kimport_tok_len(p);
-	for (int k = 0; k < len; k++) {
-		unsigned char c = (unsigned char)p[k];
-		o += c < 0x20 || c == 0x7f ? sprintf(o, "\\x%02x", c) : sprintf(o, "%c", c);
-	}
-	int n = (int)(o - tok);
-	p = tok;
+	int n = kimport_tok_len(p);
 	switch (t) {
 	case TOK_END:
 		snprintf(why, sz, "missing %s", what);
@@ -156,6 +155,15 @@ int kimport_finish_declared(imp *m, uint64_t n, uint64_t want, uint64_t seen, co
 	}
 	if (m->ne == 0) {
 		kerror("%s: no edges", m->r.name);
+		return KEXIT_DATA;
+	}
+	/* vertices no edge touches cost an id map entry each (and more in
+	 * every later stage) on the header's word alone */
+	if (n > 2 * want + KIMPORT_SPARE_VERTICES) {
+		kerror("%s: the %s declares %llu vertices for %llu %s (their id map alone would take %llu MiB; at most "
+		       "2 x %s + %d vertices are accepted)",
+		       m->r.name, decl, (unsigned long long)n, (unsigned long long)want, items,
+		       (unsigned long long)(n >> 17), items, KIMPORT_SPARE_VERTICES);
 		return KEXIT_DATA;
 	}
 	m->res->nv = n;

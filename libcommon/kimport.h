@@ -43,7 +43,9 @@
  * grown to hold 1000 lines) fits fmt with neighbours in 1..n, lines past
  * the n-th being blank; and, when the window is the whole input, there are
  * exactly n vertex lines and either the neighbour entries total 2m or the
- * lists are symmetric; when it is not, the lists of the window's k vertex
+ * lists are symmetric, or fewer than n vertex lines of which one holds a
+ * single number (no edge list has one: a METIS header that lies is
+ * reported as METIS); when it is not, the lists of the window's k vertex
  * lines are symmetric within 1..k (or, with no such pair at all, the lines'
  * neighbour counts differ).  Anything else is an edge list.  A format
  * other than KIMPORT_AUTO forces that parser.
@@ -55,6 +57,12 @@
  * and DIMACS: internal = id - 1, nv = the declared vertex count, map[k] =
  * k + 1.  gapbs: internal = id, nv = the declared count, map = NULL.
  * Self-loops and duplicates are kept as tuples and self-loops counted.
+ *
+ * Memory: nothing is sized from a count the file declares (a size line, a
+ * METIS header) before the lines are there; a Matrix Market size line or a
+ * DIMACS problem line may not declare more than 2 x entries (arcs, edges)
+ * + KIMPORT_SPARE_VERTICES vertices (the untouched ones would cost a map
+ * entry each); a line longer than KIMPORT_MAX_LINE bytes is an error.
  *
  * Errors: a malformed line (non-numeric token, negative or > 64-bit id, a
  * single id, an index beyond the declared size, extra METIS lines) is
@@ -75,6 +83,12 @@ enum kimport_format { KIMPORT_AUTO, KIMPORT_EDGELIST, KIMPORT_MTX, KIMPORT_METIS
 		      KIMPORT_KEDGE };
 /* "auto", "edgelist", "mtx", "metis", "dimacs", "sg", "kedge", NULL: by enum kimport_format */
 extern const char *const kimport_format_names[];
+
+/* A Matrix Market size line may declare at most 2 x entries + this many
+ * vertices (the ones no entry touches are isolated, and cost memory). */
+#define KIMPORT_SPARE_VERTICES (1 << 20)
+/* The longest line any importer reads (bytes). */
+#define KIMPORT_MAX_LINE ((size_t)256 << 20)
 
 typedef struct kimport_result {
 	int format;          /* the detected enum kimport_format */

@@ -74,10 +74,6 @@ int kimport_parse_mtx(imp *m)
 	if (size[0] != size[1])
 		return kimport_data_error(m, "the matrix is not square (%llu x %llu), so it is not a graph",
 				  (unsigned long long)size[0], (unsigned long long)size[1]);
-	if (nnz) {
-		m->cap = nnz < ((size_t)1 << 24) ? (size_t)nnz : (size_t)1 << 24;
-		m->uv = kmalloc(kmul(m->cap, 2 * sizeof *m->uv));
-	}
 	while ((rc = kimport_rd_line(&m->r, &s, &e)) > 0) {
 		p = kimport_skip_sp(s);
 		if (*p == '\n')

@@ -7,7 +7,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #ifdef _OPENMP
@@ -68,7 +71,8 @@ enum { KIO_BUF = 1 << 20 };
 struct kio_in {
 	char *name;
 	int fd, own_fd, regular;
-	uint64_t size;
+	uint64_t size;       /* bytes from base to the end (regular files) */
+	uint64_t base;       /* offset of the first byte read */
 	z_stream *zs;        /* set when the input is gzip */
 	unsigned char *raw;  /* compressed bytes waiting for inflate */
 	int raw_eof, z_end;
@@ -187,8 +191,12 @@ kio_in *kio_open_in(const char *path, int allow_gzip)
 			return NULL;
 		}
 		if (S_ISREG(st.st_mode)) {
+			/* standard input may start inside the file: sizes and
+			 * positioned reads count from where it stands */
+			off_t at = lseek(in->fd, 0, SEEK_CUR);
+			in->base = at > 0 && at <= st.st_size ? (uint64_t)at : 0;
 			in->regular = 1;
-			in->size = (uint64_t)st.st_size;
+			in->size = (uint64_t)st.st_size - in->base;
 		}
 	}
 	in->buf = kmalloc(KIO_BUF);
@@ -281,9 +289,11 @@ char *kio_getline(kio_in *in, size_t *len, int *err)
 			}
 			memcpy(in->line, start, n);
 			in->line[n] = 0;
+			/* what the line takes of the input, before a '\r' is dropped:
+			 * a last line "x\r" without '\n' is consumed whole */
+			size_t used = nl ? n + 1 : n;
 			if (n && in->line[n - 1] == '\r')
 				in->line[--n] = 0;
-			size_t used = (nl ? (size_t)(nl - start) + 1 : n);
 			in->pos += used;
 			in->consumed += used;
 			*len = n;
@@ -313,7 +323,7 @@ int kio_pread(kio_in *in, void *buf, size_t n, uint64_t off, const char *what)
 {
 	size_t have = 0;
 	while (have < n) {
-		ssize_t r = pread(in->fd, (char *)buf + have, n - have, (off_t)(off + have));
+		ssize_t r = pread(in->fd, (char *)buf + have, n - have, (off_t)(in->base + off + have));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -348,18 +358,19 @@ void kio_close_in(kio_in *in)
 
 /* --------------------------------------------------------------- cleanup */
 
-static char *pending[64];
-static int npending;
+/* Paths to remove when the program dies.  Read by the fatal-signal handler,
+ * so a slot is emptied before its string is freed, and the handler itself
+ * only makes system calls (kio_rmtree allocates nothing). */
+static char *volatile pending[64];
+static volatile int npending;
 
 static void cleanup_all(void)
 {
-	for (int i = 0; i < npending; i++)
-		if (pending[i]) {
-			kio_rmtree(pending[i]);
-			free(pending[i]);
-			pending[i] = NULL;
-		}
-	npending = 0;
+	for (int i = 0; i < npending; i++) {
+		char *p = pending[i];
+		if (p)
+			kio_rmtree(p);
+	}
 }
 
 void kio_cleanup_add(const char *path)
@@ -367,22 +378,29 @@ void kio_cleanup_add(const char *path)
 	if (!path)
 		return;
 	klog_atdie(cleanup_all);
+	char *copy = kstrdup(path);
 	for (int i = 0; i < npending; i++)
 		if (!pending[i]) {
-			pending[i] = kstrdup(path);
+			pending[i] = copy;
 			return;
 		}
-	if (npending < 64)
-		pending[npending++] = kstrdup(path);
+	if (npending < 64) {
+		pending[npending] = copy;
+		npending = npending + 1;
+	} else {
+		free(copy);
+	}
 }
 
 void kio_cleanup_remove(const char *path)
 {
-	for (int i = 0; i < npending; i++)
-		if (pending[i] && !strcmp(pending[i], path)) {
-			free(pending[i]);
+	for (int i = 0; i < npending; i++) {
+		char *p = pending[i];
+		if (p && !strcmp(p, path)) {
 			pending[i] = NULL;
+			free(p);
 		}
+	}
 }
 
 char *kio_join(const char *dir, const char *name)
@@ -393,31 +411,141 @@ char *kio_join(const char *dir, const char *name)
 	return p;
 }
 
-int kio_rmtree(const char *path)
+/* rm -rf NAME under the directory dfd, with system calls only: no memory
+ * is allocated, so a signal handler may call it.  Directories are read
+ * again until a pass removes nothing (removing while reading may skip). */
+static int rmtree_at(int dfd, const char *name, int depth)
 {
-	struct stat st;
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -1;
-	if (S_ISDIR(st.st_mode)) {
-		DIR *d = opendir(path);
-		if (d) {
-			struct dirent *e;
-			while ((e = readdir(d))) {
-				if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-					continue;
-				size_t n = strlen(path) + strlen(e->d_name) + 2;
-				char *sub = malloc(n);
-				if (!sub)
-					break;
-				snprintf(sub, n, "%s/%s", path, e->d_name);
-				kio_rmtree(sub);
-				free(sub);
+	if (!unlinkat(dfd, name, 0) || errno == ENOENT)
+		return 0;
+	if ((errno != EISDIR && errno != EPERM) || depth > 32)
+		return -1;
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct ent {
+		uint64_t ino;
+		int64_t off;
+		unsigned short reclen;
+		unsigned char type;
+		char name[];
+	};
+	_Alignas(8) char buf[2048];
+	for (int removed = 1; removed;) {
+		removed = 0;
+		lseek(fd, 0, SEEK_SET);
+		long n;
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+			for (long at = 0; at < n;) {
+				const struct ent *e = (const void *)(buf + at);
+				at += e->reclen;
+				if (strcmp(e->name, ".") && strcmp(e->name, "..") && !rmtree_at(fd, e->name, depth + 1))
+					removed = 1;
 			}
-			closedir(d);
-		}
-		return rmdir(path);
 	}
-	return unlink(path);
+	close(fd);
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+int kio_rmtree(const char *path) { return rmtree_at(AT_FDCWD, path, 0); }
+
+/* ------------------------------------------------- stale temporaries, sync */
+
+int kio_hold(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void kio_release(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/* "BASE.tmp.XXXXXX" or "BASE.old.XXXXXX" (mkstemp's six characters) */
+static int is_temp_of(const char *name, const char *base, size_t bl)
+{
+	if (strncmp(name, base, bl) || (strncmp(name + bl, ".tmp.", 5) && strncmp(name + bl, ".old.", 5)))
+		return 0;
+	const char *x = name + bl + 5;
+	for (int k = 0; k < 6; k++)
+		if (!((x[k] >= 'A' && x[k] <= 'Z') || (x[k] >= 'a' && x[k] <= 'z') || (x[k] >= '0' && x[k] <= '9')))
+			return 0;
+	return x[6] == 0;
+}
+
+/* The directory part of path (kmalloc'd: ".", "/" or the prefix); *base
+ * is set to the name after it. */
+static char *dir_of(const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+	char *dir = kmalloc(dl + 2);
+	if (!slash)
+		strcpy(dir, ".");
+	else if (dl == 0)
+		strcpy(dir, "/");
+	else
+		memcpy(dir, path, dl), dir[dl] = 0;
+	*base = slash ? slash + 1 : path;
+	return dir;
+}
+
+void kio_sweep_stale(const char *path)
+{
+	const char *base;
+	char *dir = dir_of(path, &base);
+	size_t bl = strlen(base);
+	DIR *d = bl ? opendir(dir) : NULL;
+	if (!d) {
+		free(dir);
+		return;
+	}
+	time_t now = time(NULL);
+	for (struct dirent *e; (e = readdir(d));) {
+		struct stat st;
+		if (!is_temp_of(e->d_name, base, bl) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    now - st.st_mtime < KIO_STALE_SECONDS)
+			continue;
+		char *p = kio_join(dir, e->d_name);
+		int fd = kio_hold(p);
+		if (fd >= 0) {
+			kinfo("removing '%s', left by a run that died", p);
+			kio_rmtree(p);
+			kio_release(fd);
+		}
+		free(p);
+	}
+	closedir(d);
+	free(dir);
+}
+
+int kio_sync_parent(const char *path)
+{
+	const char *base;
+	char *dir = dir_of(path, &base);
+	int rc = kio_sync_path(dir);
+	free(dir);
+	return rc;
+}
+
+int kio_sync_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc = 0;
+	/* file systems that cannot sync a directory say EINVAL: nothing to do */
+	if (fd < 0 || (fsync(fd) && errno != EINVAL && errno != EROFS)) {
+		kerror("cannot write '%s': %s", path, strerror(errno));
+		rc = KEXIT_IO;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -474,6 +602,7 @@ kio_out *kio_open_out(const char *path, int binary, int force)
 		free(o->name);
 		o->name = real;
 	}
+	kio_sweep_stale(o->name);
 	size_t n = strlen(o->name) + 16;
 	o->tmp = kmalloc(n);
 	snprintf(o->tmp, n, "%s.tmp.XXXXXX", o->name);
@@ -485,6 +614,7 @@ kio_out *kio_open_out(const char *path, int binary, int force)
 		free(o);
 		return NULL;
 	}
+	flock(fd, LOCK_EX | LOCK_NB); /* held until committed: this temporary is alive */
 	fchmod(fd, 0644 & ~umask(umask(0)));
 	kio_cleanup_add(o->tmp);
 	o->fp = fdopen(fd, "wb");
@@ -538,11 +668,9 @@ int kio_commit(kio_out *o)
 		free(o);
 		return rc;
 	}
-	if (!rc && (fflush(o->fp) || ferror(o->fp))) {
-		kerror("cannot write '%s': %s", o->name, strerror(errno));
-		rc = KEXIT_IO;
-	}
-	if (fclose(o->fp) && !rc) {
+	/* on disk before it has its name; renamed while still open (and
+	 * locked), so no sweep of stale temporaries can take it meanwhile */
+	if (!rc && (fflush(o->fp) || ferror(o->fp) || (fsync(fileno(o->fp)) && errno != EINVAL))) {
 		kerror("cannot write '%s': %s", o->name, strerror(errno));
 		rc = KEXIT_IO;
 	}
@@ -550,8 +678,15 @@ int kio_commit(kio_out *o)
 		kerror("cannot rename '%s' to '%s': %s", o->tmp, o->name, strerror(errno));
 		rc = KEXIT_IO;
 	}
+	int renamed = !rc;
+	if (!rc)
+		rc = kio_sync_parent(o->name);
+	if (fclose(o->fp) && !rc) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		rc = KEXIT_IO;
+	}
 	if (rc)
-		unlink(o->tmp);
+		unlink(renamed ? o->name : o->tmp);
 	kio_cleanup_remove(o->tmp);
 	free(o->tmp);
 	free(o->name);

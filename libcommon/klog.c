@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "klog.h"
+#include "kjson.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -43,9 +44,40 @@ void klog_set_verbose(int v) { log_verbose = v; }
 int klog_verbose(void) { return log_verbose; }
 int klog_quiet(void) { return log_quiet; }
 
+/* msg's bytes as one line that is safe on a terminal: control characters
+ * (C0, DEL, C1), a newline among them, and bytes that are not UTF-8 become
+ * \xNN, so input quoted in a message (a file name, a token) can neither
+ * drive the terminal nor split the line. */
+static size_t escape(const char *msg, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)msg;
+	size_t n = strlen(msg), o = 0;
+	for (size_t i = 0; i < n && o + 5 < cap;) {
+		size_t len = kjson_utf8_seq(p + i, n - i);
+		int c1 = len == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
+		if (len && !c1 && p[i] >= 0x20 && p[i] != 0x7f) {
+			if (o + len >= cap)
+				break;
+			memcpy(out + o, p + i, len);
+			o += len;
+			i += len;
+			continue;
+		}
+		for (size_t k = 0; k < (c1 ? 2u : 1u); k++, i++) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[p[i] >> 4];
+			out[o++] = hex[p[i] & 15];
+		}
+	}
+	out[o] = 0;
+	return o;
+}
+
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
-	char buf[2048];
+	char msg[2048], buf[4096];
 	int n;
 	if (log_size > 1)
 		n = snprintf(buf, sizeof buf, "%s[rank %d]: %s", prog_name, log_rank, kind);
@@ -53,13 +85,11 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 		n = snprintf(buf, sizeof buf, "%s: %s", prog_name, kind);
 	if (n < 0 || (size_t)n >= sizeof buf)
 		n = 0;
-	vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	/* one write, so lines from several ranks do not interleave */
-	size_t len = strlen(buf);
-	if (len + 1 < sizeof buf) {
-		buf[len++] = '\n';
-		buf[len] = 0;
-	}
+	size_t len = (size_t)n + escape(msg, buf + n, sizeof buf - (size_t)n - 1);
+	buf[len++] = '\n';
+	buf[len] = 0;
 	fflush(stdout);
 	if (write(STDERR_FILENO, buf, len) < 0) {
 		/* nothing sensible left to do */

@@ -279,6 +279,13 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 	if (get_u64(m, "seed2", &m->seed2))
 		m->seed2 = 3;
 	uint64_t nranks = R * C;
+	/* every rank has its own lines: a grid bigger than the lines can
+	 * describe is refused before its table is allocated */
+	if (nranks > m->nkeys) {
+		kerror("'%s': a %llux%llu grid, but only %zu lines (no entry for most ranks)", path,
+		       (unsigned long long)R, (unsigned long long)C, m->nkeys);
+		goto out;
+	}
 	m->ranks = kcalloc((size_t)nranks, sizeof *m->ranks);
 	for (size_t k = 0; k < m->nkeys; k++)
 		if (rank_line(m, m->keys[k], m->vals[k])) {
@@ -479,20 +486,19 @@ void kpart_block_free(kpart_block *b)
 	memset(b, 0, sizeof *b);
 }
 
-int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_block *b)
+/* Open rank `rank`'s file and check what can be checked before reading
+ * its arrays: the manifest's size, the header (its CRC, and every field
+ * against the manifest: a file of another partition differs there, even
+ * where its whole-file CRC happens to be the same) and the size the header
+ * implies.  0 with *in open, or a KEXIT code after kerror(). */
+static int open_rank(const char *path, const kpart_manifest *m, int rank, kio_in **inp, rhead *h, uint32_t *crc)
 {
-	memset(b, 0, sizeof *b);
 	const kpart_rankinfo *ri = &m->ranks[rank];
-	char *path = kio_join(dir, ri->file);
 	kio_in *in = kio_open_in(path, 0);
-	if (!in) {
-		free(path);
+	if (!in)
 		return KEXIT_IO;
-	}
 	int rc = KEXIT_DATA;
 	uint64_t size = kio_size(in);
-	rhead h;
-	uint32_t crc;
 	if (size < ri->bytes) {
 		kerror("'%s': truncated rank file (%llu bytes, the manifest says %llu)", path,
 		       (unsigned long long)size, (unsigned long long)ri->bytes);
@@ -503,21 +509,54 @@ int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_bl
 		       (unsigned long long)ri->bytes);
 		goto fail;
 	}
-	if ((rc = read_header(in, path, &h, &crc)))
+	if ((rc = read_header(in, path, h, crc)))
 		goto fail;
 	rc = KEXIT_DATA;
 	int i = rank / m->g.C, j = rank % m->g.C;
-	if (h.R != (uint32_t)m->g.R || h.C != (uint32_t)m->g.C || h.i != (uint32_t)i || h.j != (uint32_t)j ||
-	    h.nv != m->g.nv || h.N != m->g.N || h.nb != m->g.nb || h.ncols != m->g.N / (uint64_t)m->g.C ||
-	    h.nrows != m->g.N / (uint64_t)m->g.R || h.nnz != ri->nnz || !!(h.flags & KPART_F_IDX64) != m->idx64 ||
-	    !!(h.flags & KPART_F_RELABEL) != m->relabel || (h.flags & ~15u)) {
+	if (h->R != (uint32_t)m->g.R || h->C != (uint32_t)m->g.C || h->i != (uint32_t)i || h->j != (uint32_t)j ||
+	    h->nv != m->g.nv || h->N != m->g.N || h->nb != m->g.nb || h->ncols != m->g.N / (uint64_t)m->g.C ||
+	    h->nrows != m->g.N / (uint64_t)m->g.R || h->nnz != ri->nnz || !!(h->flags & KPART_F_IDX64) != m->idx64 ||
+	    !!(h->flags & KPART_F_RELABEL) != m->relabel || (h->flags & ~15u)) {
 		kerror("'%s': header does not match the manifest (a file from another partition?)", path);
 		goto fail;
 	}
-	if (expected_size(&h) != size) {
+	if (expected_size(h) != size) {
 		kerror("'%s': size %llu does not match its header (corrupt rank file)", path, (unsigned long long)size);
 		goto fail;
 	}
+	*inp = in;
+	return 0;
+fail:
+	kio_close_in(in);
+	return rc;
+}
+
+int kpart_rank_header_ok(const char *dir, const kpart_manifest *m, int rank)
+{
+	char *path = kio_join(dir, m->ranks[rank].file);
+	kio_in *in = NULL;
+	rhead h;
+	uint32_t crc;
+	int rc = open_rank(path, m, rank, &in, &h, &crc);
+	kio_close_in(in);
+	free(path);
+	return rc;
+}
+
+int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_block *b)
+{
+	memset(b, 0, sizeof *b);
+	const kpart_rankinfo *ri = &m->ranks[rank];
+	char *path = kio_join(dir, ri->file);
+	kio_in *in = NULL;
+	rhead h;
+	uint32_t crc;
+	int rc = open_rank(path, m, rank, &in, &h, &crc);
+	if (rc) {
+		free(path);
+		return rc;
+	}
+	int i = rank / m->g.C, j = rank % m->g.C;
 	b->g = m->g;
 	b->i = i;
 	b->j = j;

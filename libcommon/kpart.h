@@ -201,6 +201,9 @@ void kpart_manifest_free(kpart_manifest *m);
 
 /* Load rank `rank` with a manifest already read (kpart_load reads it). */
 int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_block *b);
+/* Only what kpart_load_with checks before the arrays: the rank file's size
+ * and its header against the manifest.  0 or a KEXIT code after kerror(). */
+int kpart_rank_header_ok(const char *dir, const kpart_manifest *m, int rank);
 
 /* ---- writing (the builder's side of the format) ---- */
 /* Append the line "key = value" (printf-style; newlines become spaces). */
@@ -220,12 +223,15 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 void kpart_transpose(const kpart_block *b, uint64_t *rowptr, void *colidx);
 /* The output directory: strip outdir's trailing slashes (in place), refuse
  * an existing outdir unless force (and then anything but a partition or an
- * empty directory), make the sibling DIR.tmp.XXXXXX into tmpdir and
+ * empty directory), remove stale DIR.tmp.* of dead runs (kio_sweep_stale),
+ * make the sibling DIR.tmp.XXXXXX into tmpdir, hold it (kio_hold) and
  * register it for removal by kdie().  Returns 0 or KEXIT_IO. */
 int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len);
-/* Put the complete tmpdir in outdir's place (an old one is swapped out
- * atomically where the system can, then removed). */
-int kpart_dir_commit(const char *tmpdir, const char *outdir);
+/* Put the complete tmpdir (synced to disk) in outdir's place: with force
+ * an old one is swapped out atomically where the system can, then removed;
+ * without, an outdir that another process made meanwhile is an error
+ * (KEXIT_IO) and left alone. */
+int kpart_dir_commit(const char *tmpdir, const char *outdir, int force);
 
 /* Seconds the construction took (DIR/build-info, written beside the
  * manifest and deliberately outside its checksum since timings vary). */
@@ -307,7 +313,10 @@ void kpart_estimate_json(FILE *fp, const kpart_estimate *e, uint64_t gpu_bytes);
 const char *kpart_human_bytes(char *buf, size_t len, uint64_t n);
 
 /* Per-rank table (nb, nnz, non-empty columns and rows, bytes, device
- * bytes), edge imbalance (max/mean); json != 0 writes one JSON document. */
+ * bytes), edge imbalance (max/mean); json != 0 writes one JSON document.
+ * Every rank file must be present with the manifest's size and CRC and a
+ * header that matches the manifest first (KEXIT_DATA naming the file
+ * otherwise, and nothing printed). */
 int kpart_report(const char *dir, FILE *out, int json);
 /* nnz of every block for a heat map: *vals = R*C doubles, row-major
  * (vals[i*C + j] is P(i,j)); the caller frees *vals. */

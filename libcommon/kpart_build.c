@@ -353,7 +353,8 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 				       (unsigned long long)info.nv);
 				rc = KEXIT_USAGE;
 			} else if (!hdr[1]) {
-				rc = kpart_read_trailer(o->input, &info, &hdr[6], &crc);
+				/* kedge_open checked the size and read the trailer */
+				kedge_trailer(r, &hdr[6], &crc);
 				hdr[7] = crc;
 			}
 		}
@@ -431,13 +432,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	ht = kmalloc(kmul(H, (size_t)S + 1) * 8); /* slot histograms, pass 2's offsets on one process */
 	rc = kcomm_agree(comm, kpart_pass1(&pl, &s, stream ? NULL : &scrc, hist, ht, S, &sl));
 	if (!rc && !stream) {
-		uint64_t mine[2] = {scrc, s.n * 2 * (uint64_t)idbytes}, *all = kmalloc(16 * (size_t)P);
-		kcomm_allgather(comm, mine, 16, all);
-		uint32_t whole = 0;
-		for (int q = 0; q < P; q++)
-			whole = kio_crc32_combine(whole, (uint32_t)all[2 * q], all[2 * q + 1]);
-		free(all);
-		if (whole != (uint32_t)hdr[7]) {
+		if (kcomm_crc32_concat(comm, scrc, s.n * 2 * (uint64_t)idbytes) != (uint32_t)hdr[7]) {
 			if (me == 0)
 				kerror("'%s': edge data checksum mismatch (corrupt file)", o->input);
 			rc = KEXIT_DATA;
@@ -533,7 +528,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 		if (!rc)
 			rc = write_build_info(o, st, tmpdir, outdir);
 		if (!rc)
-			rc = kpart_dir_commit(tmpdir, outdir);
+			rc = kpart_dir_commit(tmpdir, outdir, o->force);
 	}
 	free(ri);
 	rc = kcomm_agree(comm, rc);

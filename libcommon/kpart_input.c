@@ -524,31 +524,3 @@ done:
 	}
 	return rc;
 }
-
-/* ----------------------------------------------------------------- input */
-
-/* Rank 0, seekable file: the trailer (read at size-20) and the file size. */
-int kpart_read_trailer(const char *input, const kedge_info *info, uint64_t *size, uint32_t *crc)
-{
-	kio_in *in = kio_open_in(input, 0);
-	if (!in)
-		return KEXIT_IO;
-	uint64_t sz = kio_size(in), rec = 2 * (uint64_t)info->idbytes;
-	uint64_t hdr = 44 + strlen(info->prov) + (info->flags & KEDGE_F_MAP ? 8 * info->nv + 4 : 0);
-	uint64_t want = info->ne > (UINT64_C(1) << 58) ? UINT64_MAX : hdr + info->ne * rec + KPART_TRAILER_BYTES;
-	unsigned char t[20];
-	int rc = KEXIT_DATA;
-	if (sz < want)
-		kerror("'%s': truncated file (%llu bytes, %llu expected)", input, (unsigned long long)sz,
-		       (unsigned long long)want);
-	else if (sz > want)
-		kerror("'%s': unexpected data after the trailer", input);
-	else if ((rc = kio_pread(in, t, 20, sz - 20, "trailer")))
-		;
-	else if (memcmp(t, "KEND", 4) || kio_crc32(0, t, 16) != kio_get32(t + 16) || kio_get64(t + 4) != info->ne)
-		kerror("'%s': corrupt trailer (file damaged or truncated)", input), rc = KEXIT_DATA;
-	else
-		*crc = kio_get32(t + 12), *size = sz;
-	kio_close_in(in);
-	return rc;
-}

@@ -81,7 +81,6 @@ int kpart_slots(const plan *pl);
 int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S, uint64_t *selfloops);
 int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
 		const char *input);
-int kpart_read_trailer(const char *input, const kedge_info *info, uint64_t *size, uint32_t *crc);
 /* kpart_csc.c */
 void kpart_build_csc(const plan *pl, part *pt);
 void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, const uint64_t *rowperm);

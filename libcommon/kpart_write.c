@@ -78,7 +78,7 @@ static void warray(wfile *w, const void *a, uint64_t n, int mw, int fw)
 static int wclose(wfile *w)
 {
 	errno = 0;
-	if (fflush(w->fp) && !w->failed)
+	if ((fflush(w->fp) || (fsync(fileno(w->fp)) && errno != EINVAL)) && !w->failed)
 		w->failed = errno ? errno : EIO;
 	if (fclose(w->fp) && !w->failed)
 		w->failed = errno ? errno : EIO;
@@ -483,6 +483,10 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 			goto out;
 		}
 		rc = write_mapped(fd, name, b, flags, ow, size, rp, &w.crc, &csr);
+		if (rc == 0 && fsync(fd) && errno != EINVAL) {
+			kerror("cannot write '%s': %s", name, strerror(errno));
+			rc = KEXIT_IO;
+		}
 		if (close(fd) && rc <= 0) {
 			kerror("cannot write '%s': %s", name, strerror(errno));
 			rc = KEXIT_IO;
@@ -579,6 +583,11 @@ int kpart_manifest_write(const kpart_manifest *m, const char *path, const char *
 	return rc;
 }
 
+/* The lock on the temporary directory being built (kio_hold), so that no
+ * sweep of stale temporaries takes it. */
+static int held = -1;
+static int commit(const char *tmpdir, const char *outdir, int force);
+
 /* An existing partition or an empty directory may be replaced. */
 static int replaceable(const char *dir)
 {
@@ -617,6 +626,7 @@ int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len)
 		kerror("cannot create '%s': %s", outdir, strerror(ENAMETOOLONG));
 		return KEXIT_IO;
 	}
+	kio_sweep_stale(outdir);
 	snprintf(tmpdir, len, "%s.tmp.XXXXXX", outdir);
 	if (!mkdtemp(tmpdir)) {
 		kerror("cannot create '%s': %s", outdir, strerror(errno));
@@ -624,15 +634,47 @@ int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len)
 		return KEXIT_IO;
 	}
 	kio_cleanup_add(tmpdir);
+	kio_release(held);
+	held = kio_hold(tmpdir); /* until it is in place: it is not a dead run's */
 	mode_t um = umask(0);
 	umask(um);
 	chmod(tmpdir, 0777 & ~um);
 	return 0;
 }
 
-int kpart_dir_commit(const char *tmpdir, const char *outdir)
+int kpart_dir_commit(const char *tmpdir, const char *outdir, int force)
+{
+	int rc = kio_sync_path(tmpdir);
+	if (!rc)
+		rc = commit(tmpdir, outdir, force);
+	if (!rc)
+		rc = kio_sync_parent(outdir);
+	kio_release(held);
+	held = -1;
+	return rc;
+}
+
+/* Without force an outdir that appeared while we built (another kpart's)
+ * is never replaced: the rename itself refuses to. */
+static int commit(const char *tmpdir, const char *outdir, int force)
 {
 	struct stat st;
+	if (!force) {
+#ifdef RENAME_NOREPLACE
+		if (!renameat2(AT_FDCWD, tmpdir, AT_FDCWD, outdir, RENAME_NOREPLACE))
+			return 0;
+		if (errno != EINVAL && errno != ENOSYS) {
+			kerror("cannot create '%s': %s%s", outdir, strerror(errno),
+			       errno == EEXIST ? " (made meanwhile by another process; use --force to replace it)" : "");
+			return KEXIT_IO;
+		}
+#endif
+		if (!lstat(outdir, &st)) {
+			kerror("cannot create '%s': %s (made meanwhile by another process; use --force to replace it)",
+			       outdir, strerror(EEXIST));
+			return KEXIT_IO;
+		}
+	}
 	if (lstat(outdir, &st)) {
 		if (rename(tmpdir, outdir)) {
 			kerror("cannot rename '%s' to '%s': %s", tmpdir, outdir, strerror(errno));

@@ -280,6 +280,19 @@ int kpart_report(const char *dir, FILE *out, int json)
 	if (rc)
 		return rc;
 	int R = m.g.R, C = m.g.C, n = R * C;
+	/* the figures come from the manifest: first make sure it describes
+	 * the files that are there (present, of its sizes and checksums) */
+	for (int r = 0; r < n && !rc; r++) {
+		char *path = kio_join(dir, m.ranks[r].file);
+		rc = check_file(path, &m.ranks[r]);
+		if (!rc)
+			rc = kpart_rank_header_ok(dir, &m, r);
+		free(path);
+	}
+	if (rc) {
+		kpart_manifest_free(&m);
+		return rc;
+	}
 	uint64_t maxnnz = 0, maxdev = 0, bytes = 0;
 	for (int r = 0; r < n; r++) {
 		uint64_t d = kpart_device_bytes(&m.g, m.ranks[r].nnz, m.idx64);

@@ -8,6 +8,58 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A figure read back must be one kbfs can have written: a whole number in
+ * range where it becomes an integer, a finite non-negative number
+ * elsewhere (absent is allowed: it reads as 0).  0, or the key at fault
+ * with why. */
+static const char *bad_number(const kjson_value *obj, const char *key, int whole, double min, double max,
+			      char *why, size_t n)
+{
+	const kjson_value *v = kjson_get(obj, key);
+	if (!v || kjson_type_of(v) == KJSON_NULL)
+		return NULL;
+	double x = kjson_num(v);
+	if (kjson_type_of(v) == KJSON_NUMBER && isfinite(x) && x >= min && x <= max && (!whole || x == floor(x)))
+		return NULL;
+	if (kjson_type_of(v) != KJSON_NUMBER)
+		snprintf(why, n, "is not a number");
+	else if (whole)
+		snprintf(why, n, "is %.15g, not a whole number from %.0f to %.0f", x, min, max);
+	else
+		snprintf(why, n, "is %.15g, not a finite number from 0 up", x);
+	return key;
+}
+
+static int check_figures(const char *path, const kjson_value *doc)
+{
+	static const struct { const char *key; int whole; double min, max; } top[] = {
+		{"scale", 1, 0, 64}, {"ranks", 1, 1, 1 << 24}, {"edgefactor", 0, 0, HUGE_VAL},
+		{"generation_time", 0, 0, HUGE_VAL}, {"construction_time", 0, 0, HUGE_VAL},
+	};
+	char why[128];
+	const char *key;
+	for (size_t k = 0; k < sizeof top / sizeof top[0]; k++)
+		if ((key = bad_number(doc, top[k].key, top[k].whole, top[k].min, top[k].max, why, sizeof why))) {
+			kerror("'%s': \"%s\" %s", path, key, why);
+			return KEXIT_DATA;
+		}
+	const kjson_value *roots = kjson_get(doc, "roots");
+	for (size_t k = 0; k < kjson_len(roots); k++) {
+		const kjson_value *rt = kjson_at(roots, k);
+		if (kjson_type_of(rt) != KJSON_OBJECT) {
+			kerror("'%s': root %zu is not an object", path, k);
+			return KEXIT_DATA;
+		}
+		if ((key = bad_number(rt, "time", 0, 0, HUGE_VAL, why, sizeof why)) ||
+		    (key = bad_number(rt, "nedge", 0, 0, HUGE_VAL, why, sizeof why)) ||
+		    (key = bad_number(rt, "validate_time", 0, 0, HUGE_VAL, why, sizeof why))) {
+			kerror("'%s': root %zu: \"%s\" %s", path, k, key, why);
+			return KEXIT_DATA;
+		}
+	}
+	return 0;
+}
+
 int krun_load(const char *path, krun *r)
 {
 	memset(r, 0, sizeof *r);
@@ -18,8 +70,14 @@ int krun_load(const char *path, krun *r)
 	char *text = kmalloc(cap);
 	int rc;
 	for (;;) {
-		if (len == cap)
+		if (len == cap) {
+			if (cap >= KRUN_MAX_BYTES) {
+				kerror("'%s': more than %d MiB, too large for a kbfs run report", path, KRUN_MAX_BYTES >> 20);
+				rc = KEXIT_DATA;
+				break;
+			}
 			text = krealloc(text, cap *= 2);
+		}
 		if ((rc = kio_read(in, text + len, cap - len, &got)))
 			break;
 		if (!got)
@@ -41,6 +99,11 @@ int krun_load(const char *path, krun *r)
 	const char *prog = kjson_str(kjson_get(r->doc, "program"));
 	if (!prog || strcmp(prog, "kbfs") || kjson_type_of(kjson_get(r->doc, "roots")) != KJSON_ARRAY) {
 		kerror("'%s': not a kbfs run report (no \"program\": \"kbfs\" with \"roots\")", path);
+		kjson_free(r->doc);
+		r->doc = NULL;
+		return KEXIT_DATA;
+	}
+	if (check_figures(path, r->doc)) {
 		kjson_free(r->doc);
 		r->doc = NULL;
 		return KEXIT_DATA;

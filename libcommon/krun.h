@@ -16,7 +16,12 @@ typedef struct krun {
 	kjson_value *doc;
 } krun;
 
-/* Read and parse PATH; checks it is a kbfs run.  0 or a KEXIT code. */
+/* The largest run report read (bytes). */
+#define KRUN_MAX_BYTES (256 << 20)
+
+/* Read and parse PATH; checks it is a kbfs run whose figures are numbers
+ * kbfs can write (whole numbers in range where they become integers,
+ * finite and non-negative elsewhere).  0 or a KEXIT code. */
 int krun_load(const char *path, krun *r);
 void krun_free(krun *r);
 /* The Graph500 block of one run. */

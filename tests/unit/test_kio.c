@@ -1,10 +1,16 @@
 /* test_kio: kio_crc32 (split among threads for large buffers) against a
  * bit-at-a-time CRC-32 written here, for sizes around the split threshold,
- * chained calls and thread counts 1 to 7; kio_crc32_combine. */
+ * chained calls and thread counts 1 to 7; kio_crc32_combine; the line
+ * reader on '\r' endings (a last line "x\r" without '\n' once looped
+ * forever), its line cap, and standard input that starts inside a file. */
 #include "kio.h"
+#include "klog.h"
 #include "tap.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -20,8 +26,72 @@ static uint32_t crc_bitwise(uint32_t crc, const unsigned char *p, size_t n)
 	return ~crc;
 }
 
+/* The lines of a file holding bytes, joined with '|', at most 16 reads (a
+ * reader that stops consuming would loop forever); the last KEXIT code. */
+static int lines_of(const char *bytes, size_t n, char *out, size_t cap)
+{
+	char path[] = "/tmp/test_kio.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || write(fd, bytes, n) != (ssize_t)n)
+		return -1;
+	close(fd);
+	kio_in *in = kio_open_in(path, 1);
+	size_t len, o = 0;
+	int err = 0;
+	char *l;
+	out[0] = 0;
+	for (int k = 0; k < 16 && (l = kio_getline(in, &len, &err)); k++)
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", k ? "|" : "", l);
+	kio_close_in(in);
+	unlink(path);
+	return err;
+}
+
+static void check_lines(void)
+{
+	char got[256];
+	static const struct { const char *in; size_t n; const char *want; } c[] = {
+		{"\r", 1, ""},
+		{"a\r", 2, "a"},
+		{"a\r\nb\r", 5, "a|b"},
+		{"a\nb", 3, "a|b"},
+		{"a\r\r", 3, "a\r"},
+		{"\r\n\r\n", 4, "|"},
+	};
+	for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+		int rc = lines_of(c[k].in, c[k].n, got, sizeof got);
+		ok(rc == 0 && !strcmp(got, c[k].want), "kio_getline: case %zu gives '%s' (got '%s')", k, c[k].want, got);
+	}
+	/* a line over the cap (1 MiB) is an error, not a growing buffer */
+	size_t big = ((size_t)1 << 20) + 10;
+	char *b = malloc(big);
+	memset(b, 'x', big);
+	char *huge = malloc(big);
+	int rc = lines_of(b, big, huge, big);
+	ok(rc == KEXIT_DATA, "kio_getline: a line longer than 1 MiB is KEXIT_DATA (got %d)", rc);
+	free(huge);
+	free(b);
+	/* standard input positioned inside a file: the size counts from there */
+	char path[] = "/tmp/test_kio.XXXXXX";
+	int fd = mkstemp(path);
+	ok(fd >= 0 && write(fd, "0123456789", 10) == 10 && lseek(fd, 4, SEEK_SET) == 4, "a file read from offset 4");
+	int saved = dup(0);
+	dup2(fd, 0);
+	kio_in *in = kio_open_in("-", 0);
+	char p2[3] = {0};
+	is_u64(kio_size(in), 6, "kio_size counts from where standard input stands");
+	ok(kio_pread(in, p2, 2, 1, "x") == 0 && !memcmp(p2, "56", 2), "kio_pread's offset counts from there too");
+	kio_close_in(in);
+	dup2(saved, 0);
+	close(saved);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
+	klog_init("test_kio");
+	check_lines();
 	const size_t MB = (size_t)1 << 20, big = 37 * MB + 13;
 	unsigned char *buf = malloc(big);
 	uint64_t x = 0x9E3779B97F4A7C15ull;
