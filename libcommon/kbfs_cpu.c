@@ -332,7 +332,7 @@ static double cpu_elapsed(kbfs_engine *e, int a, int b)
 static void cpu_copy(kbfs_engine *e, void *dst, const void *src, size_t bytes)
 {
 	(void)e;
-	if (dst != src)
+	if (dst != src && bytes) /* an empty staged piece may have no buffer */
 		memmove(dst, src, bytes);
 }
 
