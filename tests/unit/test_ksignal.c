@@ -14,9 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
-#if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
-#define NO_MALLOC_WRAP 1 /* the sanitizer owns malloc */
+/* a sanitizer owns malloc */
+#if defined(__SANITIZE_ADDRESS__)
+#define NO_MALLOC_WRAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NO_MALLOC_WRAP 1
 #endif
 #endif
 
@@ -59,7 +62,7 @@ void free(void *p)
 }
 #endif
 
-static void touch(const char *path)
+static inline void touch(const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (f)
