@@ -14,7 +14,7 @@ TO=20 # seconds: a hang is exit 124
 refuse() {
 	local code=$1 name=$2 pat=$3
 	shift 3
-	must_fail "$code" "$name" timeout "$TO" $EXEC "$@"
+	must_fail "$code" "$name" timeout "$TO" "$@"
 	stderr_has "$pat" "... $pat"
 	ok "... nothing on standard output" test ! -s "$T/out"
 }
