@@ -66,13 +66,15 @@ int kbfs_dry_run_cpu(kbfs_run *r)
 					host_need += all[4 * q] + all[4 * q + 1] + all[4 * q + 2];
 					on_host++;
 				}
-			printf("rank %zu (%.*s): needs %llu bytes (partition %llu, engine %llu, predecessors and "
-			       "validation %llu)",
-			       k, HL, h, (unsigned long long)(x[0] + x[1] + x[2]), (unsigned long long)x[0],
-			       (unsigned long long)x[1], (unsigned long long)x[2]);
+			char a[32], b[32], c[32], d[32];
+			printf("rank %zu (%.*s): needs %s (partition %s, engine %s, predecessors and validation %s)", k,
+			       HL, h, kpart_human_bytes(a, sizeof a, x[0] + x[1] + x[2]),
+			       kpart_human_bytes(b, sizeof b, x[0]), kpart_human_bytes(c, sizeof c, x[1]),
+			       kpart_human_bytes(d, sizeof d, x[2]));
 			if (on_host > 1)
-				printf(", %llu with the %d ranks on this host", (unsigned long long)host_need, on_host);
-			printf(", %llu bytes available\n", (unsigned long long)x[3]);
+				printf(", %s with the %d ranks on this host", kpart_human_bytes(a, sizeof a, host_need),
+				       on_host);
+			printf(", %s available\n", kpart_human_bytes(a, sizeof a, x[3]));
 		}
 		fflush(stdout);
 	}

@@ -52,6 +52,15 @@ print(r, p // r)")
 	ok "half as many ($HR x $HC) does not" test $? -eq 4
 fi
 
+# kbfs --dry-run on a built partition speaks the same units
+if have_mpi; then
+	MPIRUN 4 kbfs --engine cpu --dry-run "$T/p2x2" >"$T/out" 2>"$T/err"
+	ok "kbfs --dry-run (cpu): each rank's needs in binary units" \
+		sh -c "test \$(grep -c '^rank [0-3] (.*): needs [0-9.]* [KMG]iB (partition [0-9.]* [KMG]iB, ' '$T/out') -eq 4"
+else
+	skip "no mpirun"
+fi
+
 # usage
 must_fail 2 "--dry-run without a grid" kpart --dry-run -s 20
 must_fail 2 "--dry-run with -s and an edge file" kpart --dry-run -s 20 -R 1 -C 1 "$T/g14.kg"
