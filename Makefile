@@ -11,7 +11,7 @@
 # Switches: MPI=0 (serial build, no mpicc), CUDA=0 (no GPU engine), NCCL=0,
 # NVCC_GENCODE=..., V=1 (show commands), OPT=-O3,
 # SAN=1 (AddressSanitizer + UndefinedBehaviorSanitizer: `make test SAN=1`
-# fails on any report).
+# fails on any report), VALGRIND=1 (make test: every program under valgrind).
 
 PREFIX    ?= /usr/local
 DESTDIR   ?=
@@ -109,7 +109,7 @@ KBUILD := build/kbuild.h
 FLAGS_STAMP := build/flags.stamp
 FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS) MPI=$(MPI) CUDA=$(CUDA) NCCL=$(NCCL) $(NVCC) $(NVCCFLAGS)
 
-.PHONY: all clean test test-gpu gpu-tests units demo bench install install-files deps check-deps FORCE
+.PHONY: all clean test test-gpu gpu-tests units demo bench install install-files deps check-deps valgrind-deps FORCE
 all: $(PROGS)
 
 # rebuild everything when the flags change
@@ -184,9 +184,25 @@ demo: check-deps
 	@$(MAKE) --no-print-directory all
 	@sh share/demo.sh
 
-test: check-deps
+# VALGRIND=1: every program call of the shell tests under valgrind
+# (tests/lib.sh's bin-wrappers run KBFS_EXEC); any report fails the run
+VALGRIND ?= 0
+VALGRIND_EXEC := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+	--suppressions=$(CURDIR)/tests/san/valgrind.supp --log-file=$(CURDIR)/tests/out/valgrind/%p.log
+
+test: check-deps $(if $(filter 1,$(VALGRIND)),valgrind-deps)
 	@$(MAKE) --no-print-directory all units
+ifeq ($(VALGRIND),1)
+ifeq ($(SAN),1)
+	@echo "kbfs: SAN=1 and VALGRIND=1 exclude each other" >&2; exit 2
+endif
+	@KBFS_VALGRIND=1 KBFS_EXEC="$(VALGRIND_EXEC)" sh tests/run.sh
+else
 	@KBFS_SAN=$(SAN) sh tests/run.sh
+endif
+
+valgrind-deps:
+	@sh share/kbfs-deps.sh valgrind
 
 test-gpu: check-deps
 	@$(MAKE) --no-print-directory all units gpu-tests
@@ -201,6 +217,75 @@ else
 gpu-tests:
 	@echo "kbfs: gpu-tests need the CUDA engine (CUDA=0 or no nvcc)" >&2; exit 4
 endif
+
+# ---- fuzzing (clang's libFuzzer; tests/fuzz) ----------------------------------
+# make fuzz-build: every harness in build/fuzz/ (ASan + UBSan, MPI, CUDA and
+# OpenMP off, zlib and the C++ runtime linked in, so the directory can be
+# copied to another Linux machine and run there) and its seeds, written by
+# the programs in bin/ (build/fuzz/seeds/NAME); make fuzz: each harness for
+# FUZZ_SECONDS (FUZZ_JOBS at a time); share/bench/fuzz-all.sh: all at once
+# on every core, with a summary of executions, crashes, timeouts and OOMs.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_JOBS    ?= 2
+FUZZ_DIR     := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  := $(CSTD) -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	-D_GNU_SOURCE -I$(FUZZ_DIR) -Ilibcommon -Igpu -Itests/fuzz -DKBFS_VERSION='"$(VERSION)"' -Wno-unknown-pragmas
+FUZZ_LDLIBS  := $(or $(wildcard /usr/lib/x86_64-linux-gnu/libz.a /usr/lib64/libz.a /usr/lib/libz.a),-lz) -lm \
+	-static-libstdc++ -static-libgcc
+FUZZ_IMPORTS := auto edgelist mtx metis dimacs sg
+FUZZERS      := kedge kpart_manifest kpart_rank kpred kio_lines run_json $(FUZZ_IMPORTS:%=import_%)
+FUZZ_BINS    := $(FUZZERS:%=$(FUZZ_DIR)/fuzz_%)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(FUZZ_DIR)/obj/kcommit.o
+
+.PHONY: fuzz fuzz-build fuzz-deps
+fuzz-deps:
+	@sh share/kbfs-deps.sh fuzz
+
+fuzz-build: fuzz-deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@sh tests/fuzz/seeds.sh bin $(FUZZ_DIR)/seeds
+
+fuzz: fuzz-build
+	@sh share/bench/fuzz-all.sh --bin $(FUZZ_DIR) --seconds $(FUZZ_SECONDS) --cores $(FUZZ_JOBS) \
+		--out $(FUZZ_DIR)/run --summary $(FUZZ_DIR)/run/summary.txt
+
+$(FUZZ_DIR)/kbuild.h:
+	@mkdir -p $(FUZZ_DIR)
+	@printf '#define KBUILD_MPI 0\n#define KBUILD_CUDA 0\n#define KBUILD_NCCL 0\n' > $@
+
+$(FUZZ_DIR)/obj/kcommit.o: build/kcommit.c
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/obj/%.o: %.c $(FUZZ_DIR)/kbuild.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  FUZZCC  $<')
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/libcommon.a: $(FUZZ_LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# (the dependency files are not made from anything: without this, make's
+# built-in "%: %.o" would have the rule below build fuzz_import_X.d.o)
+$(FUZZ_DIR)/obj/%.d: ;
+
+$(FUZZ_DIR)/obj/fuzz_import_%.o: tests/fuzz/fuzz_import.c $(FUZZ_DIR)/kbuild.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  FUZZCC  $< ($*)')
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_NAME=$* \
+		-DFUZZ_FORMAT=KIMPORT_$(shell echo $* | tr a-z A-Z) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/obj/fuzz_%.o: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/kbuild.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  FUZZCC  $<')
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz_%.o $(FUZZ_DIR)/libcommon.a
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libcommon.a $(FUZZ_LDLIBS)
 
 bench: all
 	@sh share/bench/run-all.sh

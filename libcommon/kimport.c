@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -439,8 +440,12 @@ int kimport_read(const char *path, int format, int skip_bad, kimport_result *res
 			return errno ? KEXIT_IO : KEXIT_RESOURCE;
 		}
 	}
-	gzbuffer(m.r.gz, KIMP_GZBUF);
-	m.r.cap = KIMP_WINDOW;
+	/* a small file needs no window bigger than itself once inflated (a
+	 * plain one: the window is the whole file anyway) */
+	struct stat st;
+	int small = !is_stdin && !stat(path, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size < KIMP_GZBUF;
+	gzbuffer(m.r.gz, small ? KIMP_GZBUF / 16 : KIMP_GZBUF);
+	m.r.cap = small && gzdirect(m.r.gz) ? (size_t)st.st_size + 4096 : KIMP_WINDOW;
 	m.r.buf = kmalloc(m.r.cap + 1);
 
 	int rc = kimport_rd_fill(&m.r);

@@ -77,7 +77,7 @@ struct kio_in {
 	unsigned char *raw;  /* compressed bytes waiting for inflate */
 	int raw_eof, z_end;
 	unsigned char *buf;  /* decoded bytes not yet consumed */
-	size_t pos, len;
+	size_t pos, len, cap;
 	int eof;
 	uint64_t consumed;
 	char *line;
@@ -157,7 +157,7 @@ static int fill(kio_in *in)
 		in->pos = 0;
 	}
 	size_t got;
-	int rc = src_read(in, in->buf + in->len, KIO_BUF - in->len, &got);
+	int rc = src_read(in, in->buf + in->len, in->cap - in->len, &got);
 	if (rc)
 		return rc;
 	if (got == 0)
@@ -199,26 +199,29 @@ kio_in *kio_open_in(const char *path, int allow_gzip)
 			in->size = (uint64_t)st.st_size - in->base;
 		}
 	}
-	in->buf = kmalloc(KIO_BUF);
-	if (allow_gzip) {
-		/* read the first bytes raw to look for the gzip magic */
-		size_t got;
-		if (read_fd(in, in->buf, 2, &got)) {
-			kio_close_in(in);
-			return NULL;
-		}
-		if (got == 2 && in->buf[0] == 0x1f && in->buf[1] == 0x8b) {
-			in->zs = kcalloc(1, sizeof *in->zs);
-			if (inflateInit2(in->zs, 15 + 16) != Z_OK)
-				kdie(KEXIT_RESOURCE, "zlib initialisation failed");
-			in->raw = kmalloc(KIO_BUF);
-			memcpy(in->raw, in->buf, 2);
-			in->zs->next_in = in->raw;
-			in->zs->avail_in = 2;
-			in->regular = 0;
-		} else {
-			in->len = got;
-		}
+	/* a small plain file gets a buffer of its size (grown to KIO_BUF if it
+	 * grows meanwhile): opening a file need not cost a megabyte */
+	unsigned char magic[2];
+	size_t got = 0;
+	if (allow_gzip && read_fd(in, magic, 2, &got)) {
+		kio_close_in(in);
+		return NULL;
+	}
+	int gz = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	in->cap = in->regular && !gz && in->size < KIO_BUF ? (size_t)in->size + 64 : KIO_BUF;
+	in->buf = kmalloc(in->cap);
+	if (gz) {
+		in->zs = kcalloc(1, sizeof *in->zs);
+		if (inflateInit2(in->zs, 15 + 16) != Z_OK)
+			kdie(KEXIT_RESOURCE, "zlib initialisation failed");
+		in->raw = kmalloc(KIO_BUF);
+		memcpy(in->raw, magic, 2);
+		in->zs->next_in = in->raw;
+		in->zs->avail_in = 2;
+		in->regular = 0;
+	} else {
+		memcpy(in->buf, magic, got);
+		in->len = got;
 	}
 	return in;
 }
@@ -301,10 +304,14 @@ char *kio_getline(kio_in *in, size_t *len, int *err)
 		}
 		if (in->eof)
 			return NULL;
-		if (in->pos == 0 && in->len == KIO_BUF) {
-			kerror("'%s': line longer than %d bytes", in->name, KIO_BUF);
-			*err = KEXIT_DATA;
-			return NULL;
+		if (in->pos == 0 && in->len == in->cap) {
+			if (in->cap == KIO_BUF) {
+				kerror("'%s': line longer than %d bytes", in->name, KIO_BUF);
+				*err = KEXIT_DATA;
+				return NULL;
+			}
+			in->cap = KIO_BUF; /* the file grew past the size it had */
+			in->buf = krealloc(in->buf, in->cap);
 		}
 		int rc = fill(in);
 		if (rc) {

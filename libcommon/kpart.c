@@ -428,7 +428,7 @@ static int read_array(kio_in *in, void *dst, uint64_t n, int mw, int fw, uint32_
 		return 0;
 	}
 	enum { CH = 1 << 22 };
-	unsigned char *buf = kmalloc((size_t)CH * 8);
+	unsigned char *buf = kmalloc((n < CH ? (size_t)n : CH) * 8 + 8); /* no more than the array */
 	for (uint64_t k0 = 0; k0 < n; k0 += CH) {
 		size_t k = n - k0 > CH ? CH : (size_t)(n - k0);
 		int rc = kio_read_exact(in, buf, k * (size_t)fw, what);

@@ -115,7 +115,7 @@ static int check_file(const char *path, const kpart_rankinfo *ri)
 	kio_in *in = kio_open_in(path, 0);
 	if (!in)
 		return KEXIT_IO;
-	enum { CH = 1 << 20 };
+	size_t CH = ri->bytes < (1 << 20) ? (size_t)ri->bytes + 1 : (1 << 20); /* no more than the file */
 	unsigned char *buf = kmalloc(CH);
 	uint32_t crc = 0;
 	size_t got;

@@ -1,7 +1,9 @@
 #!/bin/sh
-# kbfs-deps.sh: make sure the build and test dependencies are present.
-# On Debian/Ubuntu as root, installs what is missing (apt-get update once);
-# otherwise prints the exact command to run and exits 1.
+# kbfs-deps.sh [fuzz|valgrind]: make sure the build and test dependencies
+# are present (and clang with libFuzzer for `make fuzz`, valgrind for
+# `make test VALGRIND=1`).  On Debian/Ubuntu as root, installs what is
+# missing (apt-get update once); otherwise prints the exact command to run
+# and exits 1.
 missing=""
 need() { # need PACKAGE TEST...
 	pkg=$1
@@ -15,7 +17,25 @@ need libopenmpi-dev sh -c 'command -v mpicc'
 need openmpi-bin sh -c 'command -v mpirun'
 need zlib1g-dev test -f /usr/include/zlib.h
 need perl sh -c 'command -v prove'
-[ -z "$missing" ] && exit 0
+case "${1:-}" in
+fuzz) need clang sh -c 'command -v clang' ;;
+valgrind) need valgrind sh -c 'command -v valgrind' ;;
+esac
+if [ -z "$missing" ]; then
+	[ "${1:-}" = fuzz ] || exit 0
+	# clang is there: can it link a libFuzzer harness?
+	f=$(mktemp -d "${TMPDIR:-/tmp}/kbfs-deps.XXXXXX")
+	printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }\n' >"$f/t.c"
+	if clang -fsanitize=fuzzer,address,undefined "$f/t.c" -o "$f/t" >/dev/null 2>&1; then
+		rm -rf "$f"
+		exit 0
+	fi
+	rm -rf "$f"
+	v=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+	echo "kbfs: clang cannot link -fsanitize=fuzzer: its libFuzzer runtime is missing" >&2
+	echo "kbfs: run: sudo apt-get update && sudo apt-get install -y libclang-rt-$v-dev (or compiler-rt for clang $v)" >&2
+	exit 1
+fi
 cmd="apt-get install -y --no-install-recommends$missing"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "kbfs: installing missing packages:$missing" >&2

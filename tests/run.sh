@@ -1,12 +1,16 @@
 #!/bin/sh
 # Run every test under prove: the C unit tests (build/tests/test_*) and the
-# shell tests (tests/tNNNN-*.sh).  KBFS_TEST_ONLY=gpu runs the GPU tests only.
-# PROVE_FLAGS adds prove options (e.g. -v); KBFS_EXEC runs the programs under
-# a prefix (e.g. "valgrind -q --error-exitcode=99").
+# shell tests (tests/tNNNN-*.sh), or the tests named as arguments.
+# KBFS_TEST_ONLY=gpu runs the GPU tests only.  PROVE_FLAGS adds prove
+# options (e.g. -v); KBFS_EXEC runs the programs under a prefix (e.g.
+# "valgrind -q --error-exitcode=99").
 # KBFS_SAN=1 (make test SAN=1): the programs were built with ASan + UBSan;
-# every report goes to tests/out/san/ and any report fails the run.
+# KBFS_VALGRIND=1 (make test VALGRIND=1): KBFS_EXEC is valgrind, logging to
+# tests/out/valgrind.  Either way any report fails the run.
 cd "$(dirname "$0")/.." || exit 3
-if [ "${KBFS_TEST_ONLY:-}" = gpu ]; then
+if [ $# -gt 0 ]; then
+	:
+elif [ "${KBFS_TEST_ONLY:-}" = gpu ]; then
 	set -- tests/t*-gpu*.sh
 else
 	set -- build/tests/test_* tests/t[0-9]*.sh
@@ -16,30 +20,38 @@ fi
 # the same output whether make test runs in one or in CI.
 SETSID=
 command -v setsid >/dev/null 2>&1 && SETSID="setsid -w"
-if [ "${KBFS_SAN:-0}" != 1 ]; then
+if [ "${KBFS_SAN:-0}" = 1 ]; then
+	reports=$PWD/tests/out/san
+	# distinct exit codes, so a report never passes for a data error (exit 1)
+	export ASAN_OPTIONS="exitcode=86:detect_leaks=1:log_path=$reports/asan:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	export UBSAN_OPTIONS="halt_on_error=1:exitcode=87:print_stacktrace=1:log_path=$reports/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+	export LSAN_OPTIONS="suppressions=$PWD/tests/san/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+	# Open MPI's leaks are suppressed by library: keep its plugins loaded,
+	# so that their frames have names, and unwind fully under mpirun (its
+	# wrapper in tests/san/bin)
+	export OMPI_MCA_mca_base_component_disable_dlclose=1 KBFS_SAN=1
+	export PATH="$PWD/tests/san/bin:$PATH"
+elif [ "${KBFS_VALGRIND:-0}" = 1 ]; then
+	reports=$PWD/tests/out/valgrind
+	# Open MPI's plugins stay loaded (their frames keep names for the
+	# suppressions); hwloc's x86 backend only complains under valgrind
+	export OMPI_MCA_mca_base_component_disable_dlclose=1 HWLOC_COMPONENTS=-x86
+else
 	exec $SETSID prove -e '' ${PROVE_FLAGS:-} "$@"
 fi
-san=$PWD/tests/out/san
-rm -rf "$san" && mkdir -p "$san" || exit 3
-# distinct exit codes, so a report never passes for a data error (exit 1)
-export ASAN_OPTIONS="exitcode=86:detect_leaks=1:log_path=$san/asan:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-export UBSAN_OPTIONS="halt_on_error=1:exitcode=87:print_stacktrace=1:log_path=$san/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-export LSAN_OPTIONS="suppressions=$PWD/tests/san/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-# Open MPI's leaks are suppressed by library: keep its plugins loaded, so
-# that their frames have names, and unwind fully under mpirun (its wrapper
-# in tests/san/bin)
-export OMPI_MCA_mca_base_component_disable_dlclose=1 KBFS_SAN=1
-export PATH="$PWD/tests/san/bin:$PATH"
+rm -rf "$reports" && mkdir -p "$reports" || exit 3
 $SETSID prove --timer -e '' ${PROVE_FLAGS:-} "$@"
 rc=$?
-reports=$(ls "$san" 2>/dev/null | wc -l)
-if [ "$reports" -gt 0 ]; then
-	echo "sanitizers: $reports report(s) in $san:" >&2
-	for f in "$san"/*; do
+# valgrind writes a log for every process: only the non-empty ones report
+find "$reports" -type f -empty -delete
+n=$(ls "$reports" | wc -l)
+if [ "$n" -gt 0 ]; then
+	echo "$n report(s) in $reports:" >&2
+	for f in "$reports"/*; do
 		echo "==== $f" >&2
 		head -40 "$f" >&2
 	done
 	exit 1
 fi
-echo "sanitizers: no report"
+echo "no sanitizer or valgrind report"
 exit $rc
