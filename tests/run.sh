@@ -21,33 +21,42 @@ fi
 SETSID=
 command -v setsid >/dev/null 2>&1 && SETSID="setsid -w"
 if [ "${KBFS_SAN:-0}" = 1 ]; then
-	reports=$PWD/tests/out/san
+	keep=$PWD/tests/out/san
+	# the sanitizers' files where every user a test runs as (t0020 runs
+	# some commands as nobody) can read the suppressions and the mpirun
+	# wrapper and write a report
+	san=$(mktemp -d "${TMPDIR:-/tmp}/kbfs-san.XXXXXX") || exit 3
+	chmod 755 "$san"
+	cp tests/san/lsan.supp "$san/" && mkdir "$san/bin" && cp tests/san/bin/mpirun "$san/bin/" || exit 3
+	reports=$san/reports
 	# distinct exit codes, so a report never passes for a data error (exit 1)
 	export ASAN_OPTIONS="exitcode=86:detect_leaks=1:log_path=$reports/asan:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 	export UBSAN_OPTIONS="halt_on_error=1:exitcode=87:print_stacktrace=1:log_path=$reports/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-	export LSAN_OPTIONS="suppressions=$PWD/tests/san/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+	export LSAN_OPTIONS="suppressions=$san/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 	# Open MPI's leaks are suppressed by library: keep its plugins loaded,
-	# so that their frames have names, and unwind fully under mpirun (its
-	# wrapper in tests/san/bin)
+	# so that their frames have names, and unwind fully under mpirun (the
+	# wrapper from tests/san/bin)
 	export OMPI_MCA_mca_base_component_disable_dlclose=1 KBFS_SAN=1
-	export PATH="$PWD/tests/san/bin:$PATH"
+	export PATH="$san/bin:$PATH"
 elif [ "${KBFS_VALGRIND:-0}" = 1 ]; then
-	reports=$PWD/tests/out/valgrind
+	keep=$PWD/tests/out/valgrind
+	reports=$keep
 	# Open MPI's plugins stay loaded (their frames keep names for the
 	# suppressions); hwloc's x86 backend only complains under valgrind
 	export OMPI_MCA_mca_base_component_disable_dlclose=1 HWLOC_COMPONENTS=-x86
 else
 	exec $SETSID prove -e '' ${PROVE_FLAGS:-} "$@"
 fi
-rm -rf "$reports" && mkdir -p "$reports" || exit 3
+rm -rf "$keep" && mkdir -p "$keep" "$reports" && chmod 1777 "$reports" || exit 3
 $SETSID prove --timer -e '' ${PROVE_FLAGS:-} "$@"
 rc=$?
 # valgrind writes a log for every process: only the non-empty ones report
 find "$reports" -type f -empty -delete
-n=$(ls "$reports" | wc -l)
+[ "$reports" = "$keep" ] || { cp "$reports"/* "$keep/" 2>/dev/null; rm -rf "$san"; }
+n=$(ls "$keep" | wc -l)
 if [ "$n" -gt 0 ]; then
-	echo "$n report(s) in $reports:" >&2
-	for f in "$reports"/*; do
+	echo "$n report(s) in $keep:" >&2
+	for f in "$keep"/*; do
 		echo "==== $f" >&2
 		head -40 "$f" >&2
 	done
