@@ -337,8 +337,8 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 		rc = KEXIT_USAGE;
 	}
 	if (!rc && r->rank == 0 && kcomm_progress_ok() && !klog_verbose())
-		fprintf(stderr, "%s: '%s' (%dx%d) loaded in %.2f s; %zu root%s\n", klog_prog(), dir, g->R, g->C,
-			r->load_time, r->nres, r->nres == 1 ? "" : "s");
+		knote("'%s' (%dx%d) loaded in %.2f s; %zu root%s", dir, g->R, g->C, r->load_time, r->nres,
+		      r->nres == 1 ? "" : "s");
 	if (!rc) {
 		kbfs_engine_conf ec = kbfs_engine_conf_of(r);
 		rc = kcomm_agree(world, r->eng.setup(&r->eng, b, &ec));

@@ -146,18 +146,15 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 		double t0 = ktime();
 		rc = kimport_graph(o->from, o->import_format, o->skip_bad, &r, &src);
 		if (!rc) {
-			if (klog_quiet())
-				;
-			else if (r.format == KIMPORT_KEDGE)
-				fprintf(stderr, "%s: '%s' (kedge): %" PRIu64 " edges, %" PRIu64 " self-loops, %" PRIu64
-						" vertices (%.2f s)\n",
-					klog_prog(), o->from, r.ne, r.selfloops, r.nv, ktime() - t0);
+			if (r.format == KIMPORT_KEDGE)
+				knote("'%s' (kedge): %" PRIu64 " edges, %" PRIu64 " self-loops, %" PRIu64
+				      " vertices (%.2f s)",
+				      o->from, r.ne, r.selfloops, r.nv, ktime() - t0);
 			else
-				fprintf(stderr,
-					"%s: '%s' (%s): %" PRIu64 " lines read, %" PRIu64 " edges kept, %" PRIu64
-					" self-loops, %" PRIu64 " malformed lines skipped, %" PRIu64 " vertices (%.2f s)\n",
-					klog_prog(), o->from, kimport_format_name(r.format), r.lines, r.ne, r.selfloops,
-					r.malformed, r.nv, ktime() - t0);
+				knote("'%s' (%s): %" PRIu64 " lines read, %" PRIu64 " edges kept, %" PRIu64
+				      " self-loops, %" PRIu64 " malformed lines skipped, %" PRIu64 " vertices (%.2f s)",
+				      o->from, kimport_format_name(r.format), r.lines, r.ne, r.selfloops, r.malformed, r.nv,
+				      ktime() - t0);
 			if (o->map_out)
 				rc = write_map(o->map_out, &r);
 		}

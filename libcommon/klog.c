@@ -114,6 +114,16 @@ void kwarn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void knote(const char *fmt, ...)
+{
+	if (log_quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
 void kinfo(const char *fmt, ...)
 {
 	if (!log_verbose)

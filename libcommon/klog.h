@@ -39,6 +39,8 @@ void kerror(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kwarn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: msg" on stderr only when verbose */
 void kinfo(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: msg" on stderr unless quiet (a summary line) */
+void knote(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* print, run cleanups, exit (or MPI_Abort through the hook) */
 _Noreturn void kdie(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* internal impossibility: message with file:line, abort() */

@@ -121,7 +121,9 @@ ra=$?
 wait $b
 rb=$?
 is "$(echo $ra $rb | tr ' ' '\n' | sort -n | tr '\n' ' ')" "0 3 " "9: of two kpart racing for one output, one succeeds and one exits 3"
-ok "9: ... which says the output appeared meanwhile" grep -q "made meanwhile by another process" "$T/ea" "$T/eb"
+# (normally the loser finds the output made meanwhile at its rename; on a
+# loaded machine it may find it already there when it starts)
+ok "9: ... and says the output exists" grep -q "File exists" "$T/ea" "$T/eb"
 run_ok "9: ... and the partition in place is whole" kpart --check "$T/race"
 ok "9: ... no temporary left" sh -c "! ls -d '$T'/race.* 2>/dev/null | grep -q ."
 
