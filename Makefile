@@ -131,7 +131,7 @@ build/kcommit.c: FORCE
 	@printf 'const char kbfs_commit[] = "%s";\n' '$(or $(KCOMMIT),unknown)' | cmp -s - $@ || \
 		printf 'const char kbfs_commit[] = "%s";\n' '$(or $(KCOMMIT),unknown)' > $@
 
-build/kcommit.o: build/kcommit.c
+build/kcommit.o: build/kcommit.c $(FLAGS_STAMP)
 	$(Q)$(CC) $(CSTD) $(WARN) $(CFLAGS) -c $< -o $@
 
 build/%.o: %.c $(FLAGS_STAMP) $(KBUILD)
