@@ -43,12 +43,13 @@
  * grown to hold 1000 lines) fits fmt with neighbours in 1..n, lines past
  * the n-th being blank; and, when the window is the whole input, there are
  * exactly n vertex lines and either the neighbour entries total 2m or the
- * lists are symmetric, or fewer than n vertex lines of which one holds a
- * single number (no edge list has one: a METIS header that lies is
- * reported as METIS); when it is not, the lists of the window's k vertex
+ * lists are symmetric; when it is not, the lists of the window's k vertex
  * lines are symmetric within 1..k (or, with no such pair at all, the lines'
- * neighbour counts differ).  Anything else is an edge list.  A format
- * other than KIMPORT_AUTO forces that parser.
+ * neighbour counts differ).  Also METIS: such a header followed by a line
+ * of a single number, which no edge list has (so a METIS file whose header
+ * lies or whose lists are wrong is reported by the METIS parser).
+ * Anything else is an edge list.  A format other than KIMPORT_AUTO forces
+ * that parser.
  *
  * Vertex ids: edge lists whose ids are dense enough (max_id + 1 <=
  * 2 * distinct ids) keep them (internal = original, nv = max_id + 1,

@@ -218,11 +218,12 @@ static inline int win_line(const char **p, const char *end, int whole, const cha
  * comment before it) is 2-4 integers "n m [fmt [ncon]]" with n >= 1 and a
  * known fmt; every vertex line in the window fits fmt with neighbours in
  * 1..n, and lines past the n-th are blank; and
+ *   - some line after the header holds a single number, which no edge
+ *     list has (a METIS file whose header lies or whose lists are wrong,
+ *     reported as METIS); otherwise:
  *   - whole input in the window: exactly n vertex lines, and either the
  *     neighbour entries total 2m or the lists are symmetric (so a METIS file
- *     with a wrong m is still METIS, and reported as such); or fewer than n
- *     vertex lines of which one holds a single number, which no edge list
- *     has (a METIS file whose n lies, reported as such);
+ *     with a wrong m is still METIS, and reported as such);
  *   - otherwise: the lists of the window's k vertex lines are symmetric
  *     within 1..k, with at least one such pair; with none, METIS only if
  *     the lines' neighbour counts differ (an edge list's are all 2).
@@ -245,7 +246,7 @@ int kimport_sniff_metis(const char *buf, size_t len, int whole)
 		return 0;
 	const char *body = p;
 	uint64_t k = 0;
-	int single = 0; /* a line of one number: never an edge list's */
+	int single = 0, extra = 0; /* a line of one number: never an edge list's */
 	while (win_line(&p, end, whole, &s)) {
 		q = kimport_skip_sp(s);
 		if (*q == '%')
@@ -253,13 +254,17 @@ int kimport_sniff_metis(const char *buf, size_t len, int whole)
 		if (k < h.n)
 			k++;
 		else if (*q != '\n')
-			return 0;
+			extra = 1;
 		const char *t = q + kimport_tok_len(q);
-		single |= *q != '\n' && *kimport_skip_sp(t) == '\n';
+		single |= *q != '\n' && *q != '#' && *kimport_skip_sp(t) == '\n';
 	}
-	/* fewer vertex lines than the header says: METIS whose header lies
-	 * (reported as such) when the lines fit and cannot be an edge list */
-	int short_file = whole && k < h.n;
+	/* a METIS header, then a line no edge list has: METIS, whatever else
+	 * is wrong with it (its header lies, a neighbour is out of range), so
+	 * that the METIS parser says what */
+	if (single)
+		return 1;
+	if (extra || (whole && k < h.n))
+		return 0;
 	metis_acc acc = { 0, 0, 0, 0, 0, 0, UINT64_MAX, 0 };
 	uint64_t i = 0;
 	for (p = body; i < k && win_line(&p, end, whole, &s);) {
@@ -270,8 +275,6 @@ int kimport_sniff_metis(const char *buf, size_t len, int whole)
 		if (metis_line(&h, i, q, k, &acc, NULL, why, sizeof why))
 			return 0;
 	}
-	if (short_file)
-		return single;
 	int sym = acc.up == acc.low && acc.hup == acc.hlow;
 	if (whole)
 		return acc.entries == 2 * h.m || (sym && acc.up > 0);

@@ -153,6 +153,10 @@ kpart --dump "$T/p1212" >/dev/full 2>"$T/err"
 is "$? $(wc -l <"$T/err")" "3 1" "12: kpart --dump >/dev/full: exit 3, one line"
 refuse 1 "12: a METIS header that lies is reported as METIS" "METIS header declares 4 vertices, the file has 3" \
 	kgen --from "$I/metis-too-few-lines.graph" -o "$T/x.kg"
+refuse 1 "12: so are METIS lists out of range" "neighbour 4 out of range 1..3" \
+	kgen --from "$I/metis-neighbour-out-of-range.graph" -o "$T/x.kg"
+refuse 1 "12: ... without their weights" "missing edge weight" kgen --from "$I/metis-missing-weight.graph" -o "$T/x.kg"
+refuse 1 "12: ... or not symmetric" "not symmetric" kgen --from "$I/metis-asymmetric.graph" -o "$T/x.kg"
 # a run killed with SIGKILL leaves its temporary; the next run removes it
 kgen -q -s 20 -o "$T/big.kg" &
 k=$!
