@@ -48,6 +48,10 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --dry-run         print the memory each rank needs (and whether it fits on\n"
 		"                        its GPU), then exit without searching\n"
 		"      --no-validate     skip the Graph500 validation of each tree\n"
+		"      --validator V     where trees are validated: device (the GPU that searched;\n"
+		"                        a failure is then named by the host's validator), host\n"
+		"                        (the CPU validator of kvalidate) or auto (default: device\n"
+		"                        with the cuda engine, host with the cpu engine)\n"
 		"      --json FILE       write the run's record as JSON ('-' = stdout, no block)\n"
 		"      --pred-out DIR    write DIR/pred-ROOT.txt (or .bin) per root ('-': the one\n"
 		"                        root's on stdout, the report on stderr)\n"
@@ -61,7 +65,7 @@ static _Noreturn void usage(FILE *fp, int status)
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
 	O_PRED, O_PFMT, O_DEPTH, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN,
-	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC
+	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR
 };
 
 static const struct option long_opts[] = {
@@ -78,7 +82,7 @@ static const struct option long_opts[] = {
 	{"bu-split", required_argument, 0, O_BUSPLIT}, {"bu-batch", required_argument, 0, O_BUBATCH},
 	{"bu-rows", required_argument, 0, O_BUROWS}, {"transport", required_argument, 0, O_TRANSPORT},
 	{"bu-kernel", required_argument, 0, O_BUKERNEL}, {"no-bu-first", no_argument, 0, O_NOBUFIRST},
-	{"step-sync", no_argument, 0, O_STEPSYNC},
+	{"step-sync", no_argument, 0, O_STEPSYNC}, {"validator", required_argument, 0, O_VALIDATOR},
 	{"dry-run", no_argument, 0, O_DRYRUN},    KOPT_COMMON_LONG,
 	{0, 0, 0, 0}};
 
@@ -114,6 +118,7 @@ int main(int argc, char **argv)
 		case O_NOSV: o.algo.sv = 0; break;
 		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kbfs_engine_names); break;
 		case O_NOVAL: o.validate = 0; break;
+		case O_VALIDATOR: o.validator = kopt_choice("--validator", optarg, kbfs_validator_names); break;
 		case O_JSON: o.json = optarg; break;
 		case O_PRED: o.pred_out = optarg; break;
 		case O_PFMT: o.pred_binary = kopt_choice("--pred-format", optarg, kbfs_pred_format_names); break;
@@ -157,6 +162,10 @@ int main(int argc, char **argv)
 		kopt_usage_error("--json - and a file to standard output ('-') exclude each other");
 	if (o.engine == KBFS_ENGINE_CPU && o.transport == KBFS_TRANSPORT_NCCL)
 		kopt_usage_error("--transport nccl needs the CUDA engine (not --engine cpu)");
+	if (o.engine == KBFS_ENGINE_CPU && o.validator == KBFS_VAL_DEVICE)
+		kopt_usage_error("--validator device needs the CUDA engine (not --engine cpu)");
+	/* the engine keeps the tree check's arrays only when it will be used */
+	gpu.validate = o.validate && o.validator != KBFS_VAL_HOST;
 	o.verbose = klog_verbose();
 	o.roots = roots;
 	o.nroots_given = nroots;

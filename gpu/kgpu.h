@@ -75,6 +75,8 @@ typedef struct kgpu_opts {
 	int bu_first;         /* bottom-up: each row's first neighbour in a dense array, probed first (default 1) */
 	int step_sync;        /* wait for the device after every step and read piece sizes back (default 0:
 			       * one wait a level) */
+	int validate;         /* keep the arrays of the tree check and offer it (kengine.h tree_check;
+			       * default 0: kbfs sets it unless told to validate on the host or not at all) */
 } kgpu_opts;
 
 /* Defaults.  Test hooks from the environment (for exercising rare paths on

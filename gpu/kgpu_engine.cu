@@ -174,6 +174,10 @@ static int alias_of(const kgpu_geom *g, int slot)
 		return KS_BUF0 + KBFS_FRONT;
 	if (slot == KS_BUF0 + KBFS_RECV && g->recv_alias)
 		return KS_BUF0 + KBFS_ROWNEXT;
+	if (slot == KS_VCOL && g->R == 1) // the column segment is my block
+		return KS_BUF0 + KBFS_PRED;
+	if (slot == KS_VROW && g->C == 1) // the row segment is my block
+		return KS_BUF0 + KBFS_PRED;
 	return -1;
 }
 
@@ -198,6 +202,9 @@ static void free_all(kgpu_state *st)
 		CUDA_CHECK(cudaFreeHost(st->hform));
 	if (st->huseg)
 		CUDA_CHECK(cudaFreeHost(st->huseg));
+	if (st->hvout)
+		CUDA_CHECK(cudaFreeHost(st->hvout));
+	st->hvout = NULL;
 	st->hcnt = NULL;
 	st->hsegstat = NULL;
 	st->hform = NULL;
@@ -276,6 +283,7 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	CUDA_CHECK(cudaMallocHost((void **)&st->hsegstat, st->g.nseg * sizeof *st->hsegstat));
 	CUDA_CHECK(cudaMallocHost((void **)&st->hform, st->g.nseg * sizeof *st->hform));
 	CUDA_CHECK(cudaMallocHost((void **)&st->huseg, st->g.nseg * sizeof *st->huseg));
+	CUDA_CHECK(cudaMallocHost(&st->hvout, kgpu_valid_out_bytes()));
 	// every scratch slot starts defined (sanitizer initcheck, deterministic
 	// scans); the graph slots are written whole below, and every copy and
 	// kernel of the set-up runs on the engine's stream, in order.
@@ -306,6 +314,7 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	KGPU_LAUNCHED("k_empty_rows");
 	if (st->g.bu_first)
 		kgpu_first_build(st);
+	kgpu_valid_setup(st);
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 	kinfo("cuda: GPU %d: %.2f GiB in device memory (%.2f bytes per directed edge, %s offsets, %s indices), "
 	      "partition copied in %.3f s; kernel %s, bottom-up %s%s, %s", kgpu_current_gpu(),
@@ -473,6 +482,17 @@ static void to_device(kbfs_engine *e, void *dst, const void *host, size_t bytes)
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 }
 
+static void *tree_buf(kbfs_engine *e, enum kbfs_axis axis)
+{
+	KASSERT(axis == KBFS_COL || axis == KBFS_ROW);
+	return kgpu_state_of(e)->slot[axis == KBFS_COL ? KS_VCOL : KS_VROW];
+}
+
+static void tree_check(kbfs_engine *e, uint64_t root, uint64_t out[4])
+{
+	kgpu_tree_check(kgpu_state_of(e), root, out);
+}
+
 static void copy(kbfs_engine *e, void *dst, const void *src, size_t bytes)
 {
 	if (bytes && dst != src)
@@ -531,5 +551,9 @@ extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 	e->to_host = to_host;
 	e->to_device = to_device;
 	e->copy = copy;
+	if (o->validate) {
+		e->tree_buf = tree_buf;
+		e->tree_check = tree_check;
+	}
 	return 0;
 }

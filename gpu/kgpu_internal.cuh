@@ -9,6 +9,7 @@
 //   kgpu_topdown.cu  frontier word list, frontier pieces, the four expansions
 //   kgpu_bottomup.cu bottom-up with early exit, thread- or warp-per-row
 //   kgpu_codec.cu    pack / unpack of the wire forms (kgpu_vlq.cuh: the warp codec)
+//   kgpu_valid.cu    the Graph500 check of a tree on the device (tree_check)
 //   kgpu_nccl.cu     the NCCL transport
 #ifndef KGPU_INTERNAL_CUH
 #define KGPU_INTERNAL_CUH
@@ -56,6 +57,7 @@ const kgpu_opts *kgpu_bound_opts(void);
 enum { KGPU_TILE_WORDS = 32,  // words of a bitmap tile (one warp, one word a lane)
        KGPU_DCHUNK = 1024,    // decode work unit: bytes (VLQ), elements (raw) or words (bitmap)
        KGPU_TD_CHUNK = 65536, // default frontier words per top-down piece
+       KGPU_VTILE = 1024,     // CSR entries a block of the tree check takes at once
 };
 
 struct kgpu_geom {
@@ -76,6 +78,9 @@ struct kgpu_geom {
 	u64 chunk_words;      // frontier words per top-down piece
 	u64 tps, ntiles;      // codec: tiles per segment, tiles of nseg segments
 	u64 ndchunks;         // codec: decode work units of nseg segments
+	u64 N;                // vertices of the grid (padded)
+	int validate;         // the tree check's arrays are kept (kgpu_opts.validate)
+	u64 vtiles;           // tree check: tiles of KGPU_VTILE CSR entries
 };
 void kgpu_geom_init(kgpu_geom *g, const kpart_block *b, const kbfs_engine_conf *conf, const kgpu_opts *o);
 
@@ -89,6 +94,8 @@ enum kgpu_slot {
 	KS_WLIST, KS_WCNT, KS_CV, KS_CS,
 	KS_TILES, KS_TPRE, KS_SEGSTAT, KS_FORM, KS_USEG, KS_CSUM, KS_CPRE,
 	KS_CUB, KS_CNT,
+	KS_VCOL, KS_VROW, // validate: packed entries of the columns and rows (PRED itself on an axis of one rank)
+	KS_VLEV, KS_VTREE, KS_VTROW, KS_VOUT, // validate: column levels, tree edges found, tile rows, result
 	KS_NSLOT
 };
 // Fill plan->a[slot] for every slot (n = KS_NSLOT) and the totals; needs a
@@ -146,6 +153,7 @@ struct kgpu_state {
 	kgpu_counters *hpub;   // mapped pinned host memory: the update's counters, published by its last block
 	kgpu_counters *dpub;   // the same, as the device sees it
 	u64 prev_root_row;     // local row of the last search's root here (KBFS_NONE: none)
+	void *hvout;           // pinned host memory: the tree check's result
 };
 // Every call that queues work on the engine's stream says so (marks with
 // nothing queued since the last one reuse its event).
@@ -174,6 +182,11 @@ size_t kgpu_codec_cub_bytes(const kgpu_geom *g);
 void kgpu_pack(kgpu_state *st, enum kbfs_buf src, size_t nseg, enum kbfs_xmode mode, int compress, kbfs_desc *desc);
 void kgpu_unpack(kgpu_state *st, enum kbfs_buf wire, size_t stride, size_t nseg, const kbfs_desc *desc,
 		 enum kbfs_buf dst, enum kbfs_merge merge);
+// The tree check (kgpu_valid.cu): its tile table (set-up), the bytes of its
+// result, and the check itself (kengine.h tree_check).
+void kgpu_valid_setup(kgpu_state *st);
+size_t kgpu_valid_out_bytes(void);
+void kgpu_tree_check(kgpu_state *st, u64 root, u64 out[4]);
 // Read the counters (stream sync) into out fields; then zero them on device.
 void kgpu_counters_read(kgpu_state *st, kgpu_counters *out);
 

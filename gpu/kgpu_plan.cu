@@ -55,6 +55,9 @@ void kgpu_geom_init(kgpu_geom *g, const kpart_block *b, const kbfs_engine_conf *
 	g->tps = (g->nbw + KGPU_TILE_WORDS - 1) / KGPU_TILE_WORDS;
 	g->ntiles = g->nseg * g->tps;
 	g->ndchunks = g->nseg * ((g->wire_cap + KGPU_DCHUNK - 1) / KGPU_DCHUNK + 1);
+	g->N = b->g.N;
+	g->validate = o->validate != 0;
+	g->vtiles = (g->nnz + KGPU_VTILE - 1) / KGPU_VTILE;
 }
 
 static void put(kgpu_plan_t *p, int slot, const char *name, u64 bytes)
@@ -112,6 +115,13 @@ void kgpu_plan_fill(const kgpu_geom *g, kgpu_plan_t *p)
 	size_t t1 = kgpu_td_cub_bytes(g), t2 = kgpu_codec_cub_bytes(g);
 	put(p, KS_CUB, "cub.temp", t1 > t2 ? t1 : t2);
 	put(p, KS_CNT, "counters", sizeof(kgpu_counters));
+	const int v = g->validate;
+	put(p, KS_VCOL, g->R == 1 ? "val.cols=PRED" : "val.cols", v && g->R > 1 ? g->ncols * 8 : 0);
+	put(p, KS_VROW, g->C == 1 ? "val.rows=PRED" : "val.rows", v && g->C > 1 ? g->nrows * 8 : 0);
+	put(p, KS_VLEV, "val.levels", v ? g->ncols * 2 : 0);
+	put(p, KS_VTREE, "val.tree", v ? g->roww * 8 : 0);
+	put(p, KS_VTROW, "val.tiles", v && g->nnz ? (g->vtiles + 1) * 8 : 0);
+	put(p, KS_VOUT, "val.result", v ? kgpu_valid_out_bytes() : 0);
 	p->n = KS_NSLOT;
 	p->reserve = (256ull << 20) + (32ull << 20) * (u64)(g->R + g->C);
 	p->total = p->reserve;

@@ -167,6 +167,8 @@ static void json_root(kjson_writer *w, const kbfs_run *r, size_t k)
 	if (r->o->validate) {
 		kjson_kv_double(w, "validate_time", rt->validate_time);
 		kjson_kv_bool(w, "valid", rt->valid);
+		kjson_kv_string(w, "validated_on", kbfs_validator_names[rt->checked_on]);
+		kjson_kv_bool(w, "device_check_failed", rt->device_miss);
 	} else {
 		kjson_key(w, "validate_time");
 		kjson_null(w);
@@ -244,6 +246,7 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_kv_bool(w, "compress", o->algo.compress);
 	kjson_kv_bool(w, "sv", o->algo.sv);
 	kjson_kv_bool(w, "validate", o->validate);
+	kjson_kv_string(w, "validator", !o->validate ? "none" : r->eng.tree_check ? "device" : "host");
 	kjson_kv_bool(w, "warmup", o->warmup);
 	kjson_kv_string(w, "transport", kbfs_transport_names[o->transport]);
 	if (r->dev)

@@ -14,6 +14,7 @@
  */
 #include "kbfs_internal.h"
 #include "klog.h"
+#include "kpred.h"
 #include "kprov.h"
 #include "kstat.h"
 #include "kval.h"
@@ -25,6 +26,7 @@
 const char *const kbfs_engine_names[] = {"cpu", "cuda", "auto", NULL};
 const char *const kbfs_transport_names[] = {"auto", "mpi", "nccl", NULL};
 const char *const kbfs_pred_format_names[] = {"text", "bin", NULL};
+const char *const kbfs_validator_names[] = {"auto", "device", "host", NULL};
 
 void kbfs_opts_default(kbfs_opts *o)
 {
@@ -66,6 +68,13 @@ static int pick_engine(kbfs_run *r)
 	int kind = o->engine;
 	if (kind == KBFS_ENGINE_AUTO)
 		kind = nogpu ? KBFS_ENGINE_CPU : KBFS_ENGINE_CUDA;
+	if (kind == KBFS_ENGINE_CPU && o->validate && o->validator == KBFS_VAL_DEVICE) {
+		/* --engine cpu --validator device is refused by the option parser;
+		 * here auto fell back to the CPU engine */
+		if (r->rank == 0)
+			kerror("--validator device needs the CUDA engine, but %s: use --validator host", nogpu);
+		return KEXIT_RESOURCE;
+	}
 	if (kind == KBFS_ENGINE_CPU && o->transport == KBFS_TRANSPORT_NCCL) {
 		/* --engine cpu --transport nccl is refused by the option parser;
 		 * here auto fell back to the CPU engine */
@@ -151,6 +160,130 @@ static void corrupt(kbfs_run *r, uint64_t root)
 		}
 }
 
+/* Depths from parents alone (pred internal ids, NONE unreached, >= N not a
+ * vertex), for the tree of KBFS_TEST_TREE: a vertex whose chain does not
+ * reach the root gets level 1 (any level will do: the checks decide on the
+ * parents, and claimed levels that are not the depths fail them). */
+static void depths_of(const uint64_t *pred, uint64_t N, uint64_t root, uint32_t *lv)
+{
+	enum { UNKNOWN = 0xFFFFFFFFu, ONSTACK = 0xFFFFFFFEu };
+	uint64_t *stack = kmalloc(kmul((size_t)N, 8) + 8);
+	for (uint64_t v = 0; v < N; v++)
+		lv[v] = UNKNOWN;
+	for (uint64_t s = 0; s < N; s++) {
+		if (lv[s] != UNKNOWN || pred[s] == UINT64_MAX)
+			continue;
+		size_t n = 0;
+		uint64_t v = s;
+		uint32_t base = 0;
+		for (;;) {
+			if (v == root) {
+				lv[v] = 0;
+				base = 0;
+				break;
+			}
+			if (pred[v] == UINT64_MAX || pred[v] >= N || lv[v] == ONSTACK) {
+				base = UNKNOWN;
+				break;
+			}
+			if (lv[v] != UNKNOWN) {
+				base = lv[v];
+				break;
+			}
+			lv[v] = ONSTACK;
+			stack[n++] = v;
+			v = pred[v];
+		}
+		while (n) {
+			v = stack[--n];
+			base = base == UNKNOWN || base >= 0xFFF0u ? UNKNOWN : base + 1;
+			lv[v] = base;
+		}
+	}
+	for (uint64_t v = 0; v < N; v++)
+		if (lv[v] == UNKNOWN || lv[v] == ONSTACK)
+			lv[v] = 1;
+	free(stack);
+}
+
+/* Test hook KBFS_TEST_TREE=FILE (kbfs(1) ENVIRONMENT): the tree checked is
+ * FILE's (a predecessor file in input ids, as kvalidate reads it) instead
+ * of the search's, packed with the depths its parents give; a parent that
+ * is not a vertex becomes N.  Into r->pred on every rank.  Collective;
+ * 0 or a KEXIT code. */
+static int tree_from_file(kbfs_run *r, const char *path, uint64_t root)
+{
+	uint64_t N = r->b->g.N;
+	int rc = 0;
+	if (r->rank == 0) {
+		uint64_t froot, n, *v = NULL;
+		int64_t *par = NULL;
+		kidmap inv;
+		memset(&inv, 0, sizeof inv);
+		rc = kpred_read(path, &froot, &n, &v, &par);
+		if (!rc) {
+			if (r->orig_all)
+				kidmap_build(&inv, r->orig_all, N);
+			uint64_t *pred = r->pred;
+			for (uint64_t x = 0; x < N; x++)
+				pred[x] = UINT64_MAX;
+			for (uint64_t k = 0; k < n; k++) {
+				uint64_t iv = r->orig_all ? kidmap_find(&inv, v[k]) : v[k] < r->b->g.nv ? v[k] : UINT64_MAX;
+				if (iv == UINT64_MAX || par[k] == -1)
+					continue;
+				uint64_t p = par[k] < 0 ? UINT64_MAX
+					     : r->orig_all ? kidmap_find(&inv, (uint64_t)par[k])
+					     : (uint64_t)par[k] < r->b->g.nv ? (uint64_t)par[k] : UINT64_MAX;
+				pred[iv] = p == UINT64_MAX ? N : p;
+			}
+			uint32_t *lv = kmalloc(kmul((size_t)N, 4) + 4);
+			depths_of(pred, N, root, lv);
+			for (uint64_t x = 0; x < N; x++)
+				if (pred[x] != UINT64_MAX)
+					pred[x] = kbfs_packed(lv[x], pred[x]);
+			free(lv);
+			kidmap_free(&inv);
+		}
+		free(v);
+		free(par);
+	}
+	rc = kcomm_agree(r->world, rc);
+	if (!rc)
+		kcomm_bcast(r->world, r->pred, (size_t)N * 8, 0);
+	return rc;
+}
+
+/* This rank's entries of r->pred into the engine's PRED (after a hook
+ * changed them). */
+static void tree_to_engine(kbfs_run *r)
+{
+	kbfs_engine *e = &r->eng;
+	e->to_device(e, e->buf(e, KBFS_PRED), (char *)r->pred + r->dsp[r->rank], (size_t)r->b->g.nb * 8);
+	e->sync(e);
+}
+
+/* The engine's check of the tree (kengine.h tree_check): the columns' and
+ * rows' entries gathered where the engine keeps them, the check, and the
+ * verdict over the ranks.  1 when every rank passed and the edge count is
+ * the claimed one (the tree is valid), 0 when kval must decide. */
+static int device_check(kbfs_run *r, const kbfs_root *rt, uint64_t claimed)
+{
+	kbfs_engine *e = &r->eng;
+	size_t nb8 = (size_t)r->b->g.nb * 8;
+	void *pred = e->buf(e, KBFS_PRED);
+	for (int a = 0; a < 2; a++) {
+		enum kbfs_axis ax = a ? KBFS_ROW : KBFS_COL;
+		void *dst = e->tree_buf(e, ax);
+		if (dst != pred)
+			r->tr.allgather(&r->tr, ax, pred, nb8, dst);
+	}
+	uint64_t out[4];
+	e->tree_check(e, rt->internal, out);
+	uint64_t red[3] = {out[0], out[1], out[2]};
+	kcomm_allreduce_u64(r->world, red, 3, KCOMM_SUM);
+	return red[0] == 0 && red[2] / 2 == claimed;
+}
+
 static int run_one(kbfs_run *r, size_t k)
 {
 	kbfs_root *rt = &r->res[k];
@@ -176,8 +309,15 @@ static int run_one(kbfs_run *r, size_t k)
 	int want_files = r->o->pred_out || r->o->depth_out;
 	if (!r->o->validate && !want_files)
 		return 0;
+	/* the tree goes to the host for files and for kval; the device's
+	 * check needs it there only when it fails (or a test hook changes it) */
+	const char *hook = getenv("KBFS_TEST_CORRUPT_PRED"), *hook_tree = getenv("KBFS_TEST_TREE");
+	int corrupt_hook = hook && !strcmp(hook, "1"), tree_hook = hook_tree && *hook_tree;
+	int on_device = r->o->validate && r->eng.tree_check != NULL;
+	int all = r->o->validate && (!on_device || corrupt_hook || tree_hook);
 	double tv0 = ktime();
-	collect(r, r->o->validate);
+	if (want_files || all)
+		collect(r, all);
 	double tcollect = ktime() - tv0;
 	if (r->rank == 0 && want_files)
 		rc = kbfs_write_files(r, rt);
@@ -186,14 +326,32 @@ static int run_one(kbfs_run *r, size_t k)
 		return rc;
 	if (!r->o->validate)
 		return 0;
-	const char *hook = getenv("KBFS_TEST_CORRUPT_PRED");
-	if (hook && !strcmp(hook, "1"))
+	if (tree_hook && (rc = tree_from_file(r, hook_tree, rt->internal)))
+		return rc;
+	if (corrupt_hook)
 		corrupt(r, rt->internal);
+	if (on_device && (corrupt_hook || tree_hook))
+		tree_to_engine(r);
 	kcomm_barrier(r->world);
 	double tv1 = ktime();
+	/* test hook (kbfs(1) ENVIRONMENT): a claimed edge count one too many */
+	const char *hook_nedge = getenv("KBFS_TEST_NEDGE_OFF");
+	uint64_t claimed = rt->nedge + (hook_nedge && !strcmp(hook_nedge, "1"));
 	kval_result vr;
-	/* checks the packed entries as they are (unpacks them only on a miss) */
-	int bad = kval_partition_packed(r->world, r->b, rt->internal, r->pred, rt->nedge, &vr);
+	int bad = 0;
+	rt->checked_on = KBFS_VAL_HOST;
+	if (on_device && device_check(r, rt, claimed)) {
+		rt->checked_on = KBFS_VAL_DEVICE;
+	} else {
+		if (on_device) {
+			/* kval decides and names the failure */
+			rt->device_miss = 1;
+			if (!all)
+				collect(r, 1);
+		}
+		/* checks the packed entries as they are (unpacks them only on a miss) */
+		bad = kval_partition_packed(r->world, r->b, rt->internal, r->pred, claimed, &vr);
+	}
 	rt->validate_time = ktime() - tv1 + tcollect;
 	kcomm_bcast(r->world, &rt->validate_time, sizeof rt->validate_time, 0);
 	rt->valid = !bad;
@@ -385,9 +543,15 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 		print_block(r);
 		if (o->json)
 			rc = kbfs_write_json(r);
+		size_t misses = 0;
+		for (size_t k = 0; k < r->nres; k++)
+			misses += r->res[k].device_miss;
 		if (!o->validate)
 			kinfo("validation skipped (--no-validate)");
-		else if (failed)
+		else if (r->eng.tree_check)
+			kinfo("validation on the device: %zu of %zu trees passed there%s", r->nres - misses, r->nres,
+			      misses ? ", the others were decided by the host's validator" : "");
+		if (o->validate && failed)
 			kerror("%d of %zu searches failed validation", failed, r->nres);
 	}
 	rc = kcomm_agree(world, rc);

@@ -70,9 +70,15 @@ struct kbfs_device {
 	void (*release)(kbfs_device *d);
 };
 
+/* Where each tree is validated (--validator). */
+enum kbfs_validator { KBFS_VAL_AUTO, KBFS_VAL_DEVICE, KBFS_VAL_HOST };
+extern const char *const kbfs_validator_names[]; /* "auto", "device", "host" */
+
 typedef struct kbfs_opts {
 	kbfs_algo algo;           /* --direction, --alpha, --beta, --exchange, --no-compress, --no-sv */
 	int validate;
+	int validator;            /* enum kbfs_validator (--validator; default auto: device when the
+				   * engine offers tree_check, else host) */
 	int warmup;
 	int nroots;               /* default roots to draw (64) */
 	int nroots_set;           /* -n given */

@@ -91,6 +91,13 @@ enum kbfs_merge {
 	KBFS_M_OR_ALL, /* dst words [0, nbw) = OR of all segments */
 };
 
+/* Axes of the grid (the transport's communicators). */
+enum kbfs_axis {
+	KBFS_COL,   /* processor column: ranks with my j, ordered by i (R of them) */
+	KBFS_ROW,   /* processor row: ranks with my i, ordered by j (C of them) */
+	KBFS_WORLD, /* every rank, ordered by rank */
+};
+
 /* ---- engine ---- */
 enum kbfs_buf {
 	KBFS_FRONT,    /* nbw words: owned frontier (found at the last level) */
@@ -195,14 +202,28 @@ struct kbfs_engine {
 	void (*to_host)(kbfs_engine *e, void *host, const void *src, size_t bytes);
 	void (*to_device)(kbfs_engine *e, void *dst, const void *host, size_t bytes);
 	void (*copy)(kbfs_engine *e, void *dst, const void *src, size_t bytes);
+
+	/* Validation where the block lives (optional: NULL when the engine
+	 * has none, or was set up without it; the caller then validates on
+	 * the host with kval).  After a search and its predecessor reduction
+	 * (PRED final), the caller fills tree_buf(e, KBFS_COL) with the
+	 * packed entries of the block's R*nb columns (column segment r =
+	 * PRED of P(r,j): an allgather of PRED over the column) and
+	 * tree_buf(e, KBFS_ROW) with those of its C*nb rows (row segment m =
+	 * PRED of P(i,m)); on an axis of one rank tree_buf returns PRED
+	 * itself and there is nothing to gather.  tree_check then runs this
+	 * rank's share of kval_partition_packed's test of the claimed levels
+	 * (kval.h) on them and waits: out[0] = 1 when a check failed here
+	 * (0 otherwise), out[1] = reached owned vertices, out[2] = the sum
+	 * of their tdeg, out[3] = the largest level among the columns.  A
+	 * pass on every rank, with out[2] summed over the ranks equal to
+	 * twice the claimed edge count, proves the tree valid; anything else
+	 * is for kval to decide and name. */
+	void *(*tree_buf)(kbfs_engine *e, enum kbfs_axis axis);
+	void (*tree_check)(kbfs_engine *e, uint64_t root, uint64_t out[4]);
 };
 
 /* ---- transport ---- */
-enum kbfs_axis {
-	KBFS_COL,   /* processor column: ranks with my j, ordered by i (R of them) */
-	KBFS_ROW,   /* processor row: ranks with my i, ordered by j (C of them) */
-	KBFS_WORLD, /* every rank, ordered by rank */
-};
 
 typedef struct kbfs_transport kbfs_transport;
 struct kbfs_transport {

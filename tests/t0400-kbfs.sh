@@ -166,6 +166,16 @@ must_fail 2 "--exchange nonsense" kb 1 --exchange smoke "$T/p10-1x1"
 must_fail 2 "--bu-batch 3 (not a power of two)" kb 1 --bu-batch 3 "$T/p10-1x1"
 stderr_has "is not 1, 2, 4 or 8" "--bu-batch 3: the message lists the allowed values"
 must_fail 2 "--bu-rows 3" kb 1 --bu-rows 3 "$T/p10-1x1"
+must_fail 2 "--validator device with --engine cpu" kb 1 --engine cpu --validator device "$T/p10-1x1"
+stderr_has "needs the CUDA engine" "--validator device: the message names the CUDA engine"
+must_fail 2 "--validator nonsense" kb 1 --validator gpu "$T/p10-1x1"
+run_ok "--engine cpu --validator host" kb 1 --engine cpu --validator host -n 2 --json "$T/vh.json" "$T/p10-1x1"
+ok "the CPU engine validates on the host (JSON options.validator)" grep -q '"validator": "host"' "$T/vh.json"
+ok "the CPU engine validates on the host (JSON validated_on)" grep -q '"validated_on": "host"' "$T/vh.json"
+if ! have_gpu; then
+	must_fail 4 "--validator device without a GPU (--engine auto)" kb 1 --validator device "$T/p10-1x1"
+	stderr_has "use --validator host" "no GPU: the message says what to do"
+fi
 must_fail 1 "a root out of range" kb 1 "$T/p10-1x1" -r 1024
 iso=$(awk '$2 == -1 {print $1}' "$VEC/s10/depth.root0.txt" | while read -r v; do
 	grep -q -e "^$v " -e " $v\$" "$T/g10.txt" || { echo "$v"; break; }

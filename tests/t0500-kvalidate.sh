@@ -4,6 +4,7 @@
 # reference tree, named for their verdict) are refused naming the right rule;
 # usage and I/O errors give the documented codes with one line.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-trees.sh"
 
 command -v kvalidate >/dev/null || skip_all "bin/kvalidate not built"
 
@@ -72,27 +73,7 @@ PAR=$S10/parent.root0.ref3.0.1.txt
 DEP=$S10/depth.root0.txt
 C=$T/corrupt
 mkdir "$C"
-# a vertex at depth >= 2 gets the root as parent (not its neighbour)
-awk -v R="$R10" 'FNR==1{f++} f==1{if (!x && $2>=2) {x=1; v=$1}; next} $1==v{$2=R} 1' "$DEP" "$PAR" >"$C/rule-c-nonneighbour.txt"
-# a vertex at depth 1 gets its depth-2 child as parent: a cycle of two
-awk 'FNR==1{f++} f==1{d[$1]=$2; next} f==2{if (!x && d[$1]==2) {x=1; v=$1; p=$2}; next} $1==p{$2=v} 1' \
-	"$DEP" "$PAR" "$PAR" >"$C/rule-c-cycle.txt"
-# a leaf hangs under a neighbour of its own depth: depth +1, two levels below its old parent
-awk 'FNR==1{f++} f==1{d[$1]=$2; next} f==2{if ($1!=$2) kid[$2]=1; next}
-     f==3{if (!x && $1!=$2 && d[$1]>=1 && d[$1]==d[$2] && !($1 in kid)) {x=1; a=$1; b=$2}; next}
-     $1==a{$2=b} 1' "$DEP" "$PAR" "$EDG" "$PAR" >"$C/rule-d-skipped-level.txt"
-# a reached leaf is marked unreached
-awk 'FNR==1{f++} f==1{d[$1]=$2; next} f==2{if ($1!=$2) kid[$2]=1; next}
-     f==3{if (!x && d[$1]>=1 && !($1 in kid)) {x=1; a=$1}; next} $1==a{$2=-1} 1' \
-	"$DEP" "$PAR" "$PAR" "$PAR" >"$C/rule-e-unreached-in-component.txt"
-# an endpoint of an edge outside the root's component is hung under the root
-awk -v R="$R10" 'FNR==1{f++} f==1{d[$1]=$2; next} f==2{if (!x && $1!=$2 && d[$1]==-1 && d[$2]==-1) {x=1; a=$2}; next}
-     $1==a{$2=R} 1' "$DEP" "$EDG" "$PAR" >"$C/rule-e-reached-outside.txt"
-# the root's parent becomes one of its children
-awk -v R="$R10" 'FNR==1{f++} f==1{if (!x && $2==R && $1!=R) {x=1; c=$1}; next} $1==R{$2=c} 1' \
-	"$PAR" "$PAR" >"$C/rule-b-root-parent.txt"
-awk -v R="$R10" '$1==R{$2=-1} 1' "$PAR" >"$C/rule-b-root-unreached.txt"
-awk -v R="$R10" '$1!=R && $2!=-1 && !x {x=1; $2=1000000} 1' "$PAR" >"$C/rule-a-parent-not-vertex.txt"
+corrupt_trees "$DEP" "$PAR" "$EDG" "$R10" "$C"
 for f in "$C"/*.txt; do
 	ok "$(basename "$f") differs from the reference in one line" \
 		test "$(diff "$PAR" "$f" | grep -c '^>')" -eq 1

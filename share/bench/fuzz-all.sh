@@ -77,7 +77,12 @@ while [ "$spare" -gt 0 ] && [ -n "$slow" ]; do
 		spare=$((spare - 1))
 	done
 done
-echo "fuzz-all.sh: $n harnesses, ${seconds}s each, $slots at a time x $per process(es), about $((rounds * seconds))s" >&2
+extra=
+for name in $slow; do
+	eval "x=\$extra_$name"
+	[ "$x" -gt 0 ] && extra="$extra, $name +$x"
+done
+echo "fuzz-all.sh: $n harnesses, ${seconds}s each, $slots at a time x $per process(es)$extra, about $((rounds * seconds))s" >&2
 
 run_one() { # run_one HARNESS
 	h=$1
