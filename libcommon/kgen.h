@@ -17,6 +17,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define KGEN_MAX_SCALE 42
 
 typedef struct kgen_params {
@@ -69,4 +73,7 @@ int kgen_roots(uint64_t seed1, uint64_t seed2, uint64_t N, int nroots, kgen_acce
 /* The k-th candidate draw (counter = 2k) used by kgen_roots. */
 uint64_t kgen_root_candidate(uint64_t seed1, uint64_t seed2, uint64_t N, uint64_t counter);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
