@@ -1,6 +1,8 @@
 /* kgen: write a Graph500 Kronecker graph or import a real graph (see kgen(1)). */
+#include "kbfs_run.h"
 #include "kcomm.h"
 #include "kgenrun.h"
+#include "kgpu.h"
 #include "kimport.h"
 #include "kio.h"
 #include "klog.h"
@@ -15,7 +17,7 @@ static _Noreturn void usage(FILE *fp, int status)
 {
 	fprintf(fp,
 		"Usage: kgen -s SCALE [-e EDGEFACTOR] [--seed1 N] [--seed2 N] [--g500-version 3|2]\n"
-		"            [-f kedge|text|g500|g500v2] [-z] [-o FILE|-]\n"
+		"            [--engine cpu|cuda|auto] [-f kedge|text|g500|g500v2] [-z] [-o FILE|-]\n"
 		"       kgen --from FILE [--import-format F] [--map FILE]\n"
 		"            [--skip-bad] [-f FORMAT] [-z] [-o FILE|-]\n"
 		"       mpirun -np P kgen -s SCALE ...   (ranks share the generation)\n"
@@ -31,6 +33,9 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --seed1 N          first generator seed (default 2)\n"
 		"      --seed2 N          second generator seed (default 3)\n"
 		"      --g500-version V   3 (reference 3.x, default) or 2 (reference 2.1.4)\n"
+		"      --engine E         generate on cpu, cuda (this rank's GPU) or auto (default:\n"
+		"                         cuda when every rank sees a GPU); the same file either\n"
+		"                         way; imports (--from) always run on the CPU\n"
 		"      --from FILE        import FILE ('-' = stdin) instead of generating\n"
 		"      --import-format F  auto (default: from the content), edgelist, mtx, metis,\n"
 		"                         dimacs, sg or kedge\n"
@@ -48,7 +53,7 @@ static _Noreturn void usage(FILE *fp, int status)
 int main(int argc, char **argv)
 {
 	klog_init(argv[0]);
-	enum { O_SEED1 = 256, O_SEED2, O_VER, O_FROM, O_MAP, O_SKIP, O_IFMT, O_FORCE };
+	enum { O_SEED1 = 256, O_SEED2, O_VER, O_FROM, O_MAP, O_SKIP, O_IFMT, O_FORCE, O_ENGINE };
 	static const struct option opts[] = {
 		{"scale", required_argument, 0, 's'},     {"edgefactor", required_argument, 0, 'e'},
 		{"seed1", required_argument, 0, O_SEED1}, {"seed2", required_argument, 0, O_SEED2},
@@ -57,9 +62,10 @@ int main(int argc, char **argv)
 		{"skip-bad", no_argument, 0, O_SKIP},     {"import-format", required_argument, 0, O_IFMT},
 		{"format", required_argument, 0, 'f'},    {"compress", no_argument, 0, 'z'},
 		{"output", required_argument, 0, 'o'},    {"force", no_argument, 0, O_FORCE},
+		{"engine", required_argument, 0, O_ENGINE},
 		KOPT_COMMON_LONG,                         {0, 0, 0, 0}};
 	kgenrun_opts o = {.p = {.scale = 0, .edgefactor = 16, .seed1 = 2, .seed2 = 3, .version = 3},
-			  .format = KFMT_KEDGE, .out = "-", .import_format = KIMPORT_AUTO};
+			  .format = KFMT_KEDGE, .out = "-", .import_format = KIMPORT_AUTO, .engine = KBFS_ENGINE_AUTO};
 	int c, threads = 0;
 	while ((c = getopt_long(argc, argv, ":s:e:f:zo:" KOPT_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
@@ -76,6 +82,7 @@ int main(int argc, char **argv)
 		case 'z': o.compress = 1; break;
 		case 'o': o.out = optarg; break;
 		case O_FORCE: o.force = 1; break;
+		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kbfs_engine_names); break;
 		default: kopt_common(c, argv, &threads, usage);
 		}
 	}
@@ -95,6 +102,9 @@ int main(int argc, char **argv)
 	o.argv = argv;
 	kopt_threads(threads, kopt_local_ranks());
 	kcomm *world = kcomm_init(&argc, &argv, 0);
+	kgen_device dev;
+	kgpu_kgen_device(&dev);
+	o.dev = &dev;
 	int rc = o.from ? kgenrun_import(world, &o) : kgenrun_generate(world, &o);
 	kcomm_finalize();
 	if (!rc && !strcmp(o.out, "-"))

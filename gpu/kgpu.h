@@ -200,6 +200,16 @@ int kgpu_plan_check(const kgpu_plan_t *plan, uint64_t needed_on_gpu);
 struct kbfs_device;
 void kgpu_kbfs_device(struct kbfs_device *d, const kgpu_opts *o);
 
+/* ---- kgen on the device (gpu/kgpu_gen.cu; kgen --engine cuda) ----
+ * Fill *d with the CUDA generator as the kgen_device of kgenrun.h
+ * (cmd/kgen.c passes it to kgenrun_generate): the Graph500 edges of
+ * kgen_edge.h made on this rank's GPU (bound as kbfs binds it, kgpu_bind)
+ * in two slots of device and pinned host memory, planned against the free
+ * device memory before allocating.  Without CUDA, built = 0 and count
+ * says 0. */
+struct kgen_device;
+void kgpu_kgen_device(struct kgen_device *d);
+
 #ifdef __cplusplus
 }
 #endif

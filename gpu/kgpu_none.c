@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "kgenrun.h"
 #include "klog.h"
 
 static int no_cuda(void)
@@ -89,4 +90,11 @@ int kgpu_plan_check(const kgpu_plan_t *plan, uint64_t needed_on_gpu)
 	(void)plan;
 	(void)needed_on_gpu;
 	return no_cuda();
+}
+
+void kgpu_kgen_device(kgen_device *d)
+{
+	memset(d, 0, sizeof *d);
+	d->name = "cuda";
+	d->count = kgpu_device_count;
 }

@@ -58,11 +58,12 @@ uint64_t kedge_prov_u64(const kedge_info *info, const char *key, uint64_t dflt)
 }
 
 /* Options that change nothing in the content (output path, threads,
- * verbosity) are left out of the recorded command line, so the same graph
- * written to different places is the same file. */
+ * verbosity, the engine that generated the edges) are left out of the
+ * recorded command line, so the same graph written to different places,
+ * or made on another engine, is the same file. */
 static int skip_arg(const char *a, int *takes_value)
 {
-	static const char *with_value[] = {"-o", "--output", "--threads", NULL};
+	static const char *with_value[] = {"-o", "--output", "--threads", "--engine", NULL};
 	static const char *alone[] = {"-q", "--quiet", "-v", "--verbose", "--force", NULL};
 	*takes_value = 0;
 	for (int i = 0; with_value[i]; i++) {

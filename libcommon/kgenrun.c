@@ -1,8 +1,10 @@
 #include "kgenrun.h"
+#include "kbfs_run.h"
 #include "kimport.h"
 #include "kio.h"
 #include "kprov.h"
 #include "klog.h"
+#include "kopt.h"
 #include "ksink.h"
 
 #include <inttypes.h>
@@ -10,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CHUNK_EDGES = 1 << 20 };
+/* Edges per chunk: the unit a rank generates, sends and rank 0 writes
+ * (chunk c belongs to rank c mod P).  A device chunk is larger: each of
+ * its two slots holds one in device and in pinned host memory (256 MiB). */
+enum { CHUNK_EDGES = 1 << 20, DEVICE_CHUNK_EDGES = 1 << 24 };
 
 static void progress(uint64_t done, uint64_t total, double t0)
 {
@@ -30,6 +35,74 @@ static void record_time(const kgenrun_opts *o, double seconds)
 		kinfo("'%s': cannot record the generation time as an attribute of the file", o->out);
 }
 
+/* The engine (collective, the same answer on every rank): *on_dev = 1 for
+ * the device.  auto takes the device when the build has it and every rank
+ * sees one.  0, or KEXIT_RESOURCE after kerror() on rank 0. */
+static int pick_engine(kcomm *world, const kgenrun_opts *o, int *on_dev)
+{
+	const kgen_device *d = o->dev;
+	int rank = kcomm_rank(world), P = kcomm_size(world);
+	*on_dev = 0;
+	if (o->engine == KBFS_ENGINE_CPU) { /* (CUDA not even asked) */
+		if (rank == 0)
+			kinfo("engine cpu");
+		return 0;
+	}
+	uint64_t blind = !(d && d->built && d->count() > 0); /* ranks that see no device */
+	kcomm_allreduce_u64(world, &blind, 1, KCOMM_SUM);
+	char why[96] = "";
+	if (!d || !d->built)
+		snprintf(why, sizeof why, "this build has no CUDA engine");
+	else if (blind && P > 1)
+		snprintf(why, sizeof why, "no GPU visible on %" PRIu64 " of the %d ranks", blind, P);
+	else if (blind)
+		snprintf(why, sizeof why, "no GPU visible");
+	*on_dev = o->engine == KBFS_ENGINE_CUDA || (o->engine == KBFS_ENGINE_AUTO && !*why);
+	if (*on_dev && *why) {
+		if (rank == 0)
+			kerror("--engine cuda: %s: use --engine cpu", why);
+		return KEXIT_RESOURCE;
+	}
+	if (rank == 0)
+		kinfo("engine %s%s%s%s", *on_dev ? d->name : "cpu", *why ? " (" : "", why, *why ? ")" : "");
+	return 0;
+}
+
+/* Edges per chunk, the same on every rank (collective).  Test hook
+ * KBFS_KGEN_CHUNK=N (kgen(1)): N edges, so small graphs run the chunk
+ * pipeline through many chunks. */
+static uint64_t chunk_edges(kcomm *world, int on_dev)
+{
+	uint64_t c = on_dev ? DEVICE_CHUNK_EDGES : CHUNK_EDGES, n;
+	const char *v = getenv("KBFS_KGEN_CHUNK");
+	if (v && *v && !kopt_parse_u64(v, 1, 1u << 30, &n))
+		c = n;
+	else if (v && *v && kcomm_rank(world) == 0)
+		kwarn("ignoring KBFS_KGEN_CHUNK='%s' (want an edge count from 1 to 2^30)", v);
+	kcomm_allreduce_u64(world, &c, 1, KCOMM_MIN);
+	return c;
+}
+
+typedef struct chunking {
+	uint64_t M, chunk, nchunks;
+	int rank, P;
+} chunking;
+
+static uint64_t chunk_first(const chunking *k, uint64_t c) { return c * k->chunk; }
+static uint64_t chunk_len(const chunking *k, uint64_t c)
+{
+	uint64_t first = c * k->chunk;
+	return k->M - first < k->chunk ? k->M - first : k->chunk;
+}
+
+/* The device's slot for this rank's j-th chunk: start it when there is one. */
+static void dev_start(kgen_device *dev, const chunking *k, uint64_t j)
+{
+	uint64_t c = (uint64_t)k->rank + j * (uint64_t)k->P;
+	if (dev && c < k->nchunks)
+		dev->start(dev, (int)(j & 1), chunk_first(k, c), chunk_len(k, c));
+}
+
 int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 {
 	double tstart = ktime();
@@ -38,10 +111,18 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 		kerror("invalid generator parameters (scale %d, edgefactor %" PRIu64 ")", o->p.scale, o->p.edgefactor);
 		return KEXIT_USAGE;
 	}
-	int rank = kcomm_rank(world), P = kcomm_size(world);
-	uint64_t M = g.nedges;
+	int on_dev, rc = pick_engine(world, o, &on_dev);
+	if (rc)
+		return rc;
+	chunking k = {.M = g.nedges, .rank = kcomm_rank(world), .P = kcomm_size(world)};
+	k.chunk = chunk_edges(world, on_dev);
+	k.nchunks = (k.M + k.chunk - 1) / k.chunk;
+	const uint64_t most = k.M < k.chunk ? k.M : k.chunk; /* edges of the largest chunk */
+	const int rank = k.rank, P = k.P;
+	kgen_device *dev = on_dev ? o->dev : NULL;
+	if (dev && (rc = dev->open(dev, world, &g, most)))
+		return rc;
 	ksink *sink = NULL;
-	int rc = 0;
 	if (rank == 0) {
 		char extra[512];
 		snprintf(extra, sizeof extra,
@@ -50,53 +131,86 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 			 o->p.scale, o->p.edgefactor, o->p.seed1, o->p.seed2, o->p.version);
 		kedge_info info = {0};
 		info.nv = 1ull << o->p.scale;
-		info.ne = M;
+		info.ne = k.M;
 		info.flags = KEDGE_F_UNDIRECTED;
 		info.prov = kedge_prov_make(o->argc, o->argv, extra);
 		rc = ksink_open(o->out, o->format, o->force, o->compress, &info, NULL, &sink);
 		free(info.prov);
 	}
-	if ((rc = kcomm_agree(world, rc)))
+	if ((rc = kcomm_agree(world, rc))) {
+		if (dev)
+			dev->close(dev);
 		return rc;
-	uint64_t nchunks = (M + CHUNK_EDGES - 1) / CHUNK_EDGES;
-	uint64_t *buf = kmalloc(kmul(2 * sizeof(uint64_t), CHUNK_EDGES));
-	double t0 = ktime();
-	for (uint64_t base = 0; base < nchunks; base += (uint64_t)P) {
+	}
+	/* the CPU's chunk, or on the device rank 0's buffer for the others' */
+	uint64_t *buf = !dev || (rank == 0 && P > 1) ? kmalloc(kmul(2 * sizeof(uint64_t), most)) : NULL;
+	double gen_s = 0, write_s = 0, t0 = ktime();
+	dev_start(dev, &k, 0);
+	dev_start(dev, &k, 1);
+	for (uint64_t base = 0, j = 0; base < k.nchunks; base += (uint64_t)P, j++) {
+		/* this rank's chunk of the round: generated (or waited for), then
+		 * sent to rank 0, or kept in own for rank 0 to write */
 		uint64_t c = base + (uint64_t)rank;
-		if (c < nchunks) {
-			uint64_t first = c * CHUNK_EDGES;
-			uint64_t n = M - first < CHUNK_EDGES ? M - first : CHUNK_EDGES;
-			kgen_edges(&g, first, n, buf);
-			if (rank != 0)
-				kcomm_send(world, buf, n * 16, 0, KCOMM_TAG_GENERATE);
+		const uint64_t *own = NULL;
+		if (c < k.nchunks) {
+			double t = ktime();
+			if (dev) {
+				own = dev->wait(dev, (int)(j & 1));
+			} else {
+				kgen_edges(&g, chunk_first(&k, c), chunk_len(&k, c), buf);
+				own = buf;
+			}
+			gen_s += ktime() - t;
+			if (rank != 0) {
+				kcomm_send(world, own, chunk_len(&k, c) * 16, 0, KCOMM_TAG_GENERATE);
+				dev_start(dev, &k, j + 2);
+			}
 		}
 		if (rank != 0)
 			continue;
 		for (int r = 0; r < P; r++) {
-			uint64_t cr = base + (uint64_t)r;
-			if (cr >= nchunks)
+			uint64_t cr = base + (uint64_t)r, n = cr < k.nchunks ? chunk_len(&k, cr) : 0;
+			if (!n)
 				break;
-			uint64_t first = cr * CHUNK_EDGES;
-			uint64_t n = M - first < CHUNK_EDGES ? M - first : CHUNK_EDGES;
-			if (r != 0)
+			const uint64_t *uv = own;
+			if (r != 0) {
 				kcomm_recv(world, buf, n * 16, r, KCOMM_TAG_GENERATE);
-			if (rc) /* after a failed write: take what the others send, keep nothing */
-				continue;
-			rc = ksink_write(sink, buf, n);
-			if (rc) {
-				ksink_abandon(sink);
-				if (P == 1)
-					break;
-				continue;
+				uv = buf;
 			}
-			progress(first + n, M, t0);
+			if (!rc) { /* after a failed write: take what the others send, keep nothing */
+				double t = ktime();
+				rc = ksink_write(sink, uv, n);
+				write_s += ktime() - t;
+				if (rc)
+					ksink_abandon(sink);
+				else
+					progress(chunk_first(&k, cr) + n, k.M, t0);
+			}
+			if (r == 0) /* the slot of rank 0's own chunk is free again */
+				dev_start(dev, &k, j + 2);
 		}
 		if (rc && P == 1)
 			break;
 	}
 	free(buf);
-	if (rank == 0 && !rc && !(rc = ksink_finish(sink)))
-		record_time(o, ktime() - tstart);
+	double dev_s[2] = {0, 0}, gen_max = gen_s;
+	if (dev) {
+		dev->times(dev, &dev_s[0], &dev_s[1]);
+		dev->close(dev);
+	}
+	kcomm_allreduce_double(world, dev_s, 2, KCOMM_MAX);
+	kcomm_allreduce_double(world, &gen_max, 1, KCOMM_MAX);
+	if (rank == 0 && !rc && !(rc = ksink_finish(sink))) {
+		double all = ktime() - tstart, gen = dev ? dev_s[0] : gen_max;
+		record_time(o, all);
+		if (dev)
+			kinfo("%" PRIu64 " edges generated on the %s device in %.3f s (%.1f M edges/s), copied to the host in "
+			      "%.3f s, %.3f s waited for; written in %.3f s; %.3f s in all",
+			      k.M, dev->name, gen, gen > 0 ? (double)k.M / gen / 1e6 : 0.0, dev_s[1], gen_max, write_s, all);
+		else
+			kinfo("%" PRIu64 " edges generated on the CPU in %.3f s (%.1f M edges/s); written in %.3f s; %.3f s in all",
+			      k.M, gen, gen > 0 ? (double)k.M / gen / 1e6 : 0.0, write_s, all);
+	}
 	return kcomm_agree(world, rc);
 }
 

@@ -45,6 +45,36 @@ kstat "$T/z1.kg" | grep -v -e '^file:' -e '^format:' >"$T/zs"
 kgen -s 14 | kstat - | grep -v -e '^file:' -e '^format:' >"$T/rs"
 ok "compressed and raw files hold the same edges" cmp -s "$T/zs" "$T/rs"
 
+# --engine: the CPU engine's file is the default's (the engine is not in
+# the file); without a GPU, cuda is refused before anything is written
+kgen -s 12 -o "$T/e-default.kg"
+run_ok "--engine cpu" kgen --engine cpu -s 12 -o "$T/e-cpu.kg"
+ok "--engine cpu writes the same file as the default" cmp -s "$T/e-default.kg" "$T/e-cpu.kg"
+run_ok "--engine auto" kgen --engine=auto -s 12 -o "$T/e-auto.kg"
+ok "--engine auto writes the same file" cmp -s "$T/e-default.kg" "$T/e-auto.kg"
+KBFS_KGEN_CHUNK=1000 kgen -s 12 -o "$T/e-chunk.kg"
+ok "chunks of 1000 edges (KBFS_KGEN_CHUNK) give the same file" cmp -s "$T/e-default.kg" "$T/e-chunk.kg"
+if have_gpu; then
+	skip "GPU present: --engine cuda is tested by t0640-gpu-kgen.sh"
+else
+	must_fail 4 "--engine cuda without a GPU: exit 4" kgen --engine cuda -s 10 -o "$T/e-cuda.kg"
+	stderr_has "use --engine cpu" "the refusal says to use --engine cpu"
+	ok "the refused run leaves no file" test ! -e "$T/e-cuda.kg"
+	run_ok "--engine cuda with --from imports on the CPU" kgen --engine cuda --from "$T/e-cpu.kg" -o "$T/e-imp.kg"
+fi
+must_fail 2 "--engine gpu is a usage error" kgen --engine gpu -s 5
+stderr_has "cpu, cuda, auto" "the usage error lists the engines"
+# the generation loop with a device (a mock running the GPU kernel's call
+# on the host): alone in make test, here on 3 ranks
+if have_mpi; then
+	MPIRUN 3 "$TOP/build/tests/test_kgenrun" >"$T/tk" 2>"$T/tk.err"
+	ok "test_kgenrun on 3 ranks: the device loop's files equal the CPU's" \
+		sh -c "grep -q '^1\.\.15' '$T/tk' && ! grep -q '^not ok' '$T/tk' && grep -q '^# 3 ranks' '$T/tk'"
+	grep '^not ok' "$T/tk" | sed 's/^/#   /'
+else
+	skip "no mpirun: test_kgenrun on 3 ranks"
+fi
+
 # (64-bit ids at scale 40 are checked edge by edge in the unit test test_kgen)
 must_fail 2 "-s 43 is refused" kgen -s 43
 must_fail 2 "-s 12abc is a usage error" kgen -s 12abc
@@ -58,6 +88,7 @@ must_fail 2 "--g500-version 4 is a usage error" kgen -s 5 --g500-version 4
 must_fail 3 "an unwritable output is an I/O error" kgen -s 5 -o /nonexistent/dir/x.kg
 run_ok "--help exits 0" kgen --help
 ok "--help names the options" grep -q -- '--g500-version' "$T/out"
+ok "--help names --engine and its choices" grep -q -- '--engine E .*cpu, cuda' "$T/out"
 run_ok "--version exits 0" kgen --version
 ok "--version lists build features" grep -q 'cuda=.* mpi=.* zlib=yes' "$T/out"
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # pipeline.sh: the whole Graph500 run, stage by stage, as a user runs it:
 # kgen -s SCALE, kpart -R 1 -C 1 (the default order), kbfs -n ROOTS with
-# validation; one table row per stage with its wall time, and the search
-# and validation totals kbfs reports.  Builds nothing: run `make` first.
+# validation; one table row per stage with its wall time, the generation
+# and writing times kgen -v reports, and the search and validation totals
+# kbfs reports.  --engine goes to kgen and kbfs.  Builds nothing: run `make` first.
 #
 #   share/bench/pipeline.sh [--engine cpu|cuda|auto] [--roots N] SCALE...
 #
@@ -48,7 +49,7 @@ for s in "${SCALES[@]}"; do
 	g=$WORK/s$s.kg p=$WORK/s$s.kpart log=$OUTD/pipeline-s$s
 	rm -rf "$g" "$p"
 	t0=$(now)
-	OMP_NUM_THREADS=$THREADS kgen -q -s "$s" -o "$g" 2>"$log.kgen.err" || { echo "pipeline.sh: kgen -s $s failed (see $log.kgen.err)" >&2; exit 1; }
+	OMP_NUM_THREADS=$THREADS kgen -q -v --engine "$ENGINE" -s "$s" -o "$g" 2>"$log.kgen.err" || { echo "pipeline.sh: kgen -s $s failed (see $log.kgen.err)" >&2; exit 1; }
 	t1=$(now)
 	OMP_NUM_THREADS=$THREADS kpart -q -R 1 -C 1 -o "$p" "$g" 2>"$log.kpart.err" || { echo "pipeline.sh: kpart failed (see $log.kpart.err)" >&2; exit 1; }
 	t2=$(now)
@@ -60,7 +61,12 @@ for s in "${SCALES[@]}"; do
 	mt=$(field "$log.kbfs.out" "bfs  mean_time")
 	mv=$(field "$log.kbfs.out" "bfs  mean_validate")
 	hm=$(field "$log.kbfs.out" "bfs  harmonic_mean_TEPS")
-	printf '%-6s %-26s %10s\n' "$s" "kgen" "$(secs "$t0" "$t1")"
+	printf '%-6s %-26s %10s  %s\n' "$s" "kgen" "$(secs "$t0" "$t1")" "$(sed -n 's/^kgen: engine //p' "$log.kgen.err")"
+	# kgen -v: "N edges generated on the WHERE in G s (R M edges/s)...; written in W s; ..."
+	sed -n 's/.* generated on the \(.*\) in \([0-9.]*\) s (\([0-9.]*\) M edges\/s).* written in \([0-9.]*\) s.*/\1;\2;\3;\4/p' \
+		"$log.kgen.err" | awk -F';' -v s="$s" '{
+		printf "%-6s %-26s %10s  %s M edges/s, %s\n", s, "  of which generation", $2, $3, $1
+		printf "%-6s %-26s %10s\n", s, "  of which writing", $4 }'
 	printf '%-6s %-26s %10s\n' "$s" "kpart 1x1" "$(secs "$t1" "$t2")"
 	printf '%-6s %-26s %10s  load, %s searches, validation\n' "$s" "kbfs" "$(secs "$t2" "$t3")" "$nb"
 	awk -v s="$s" -v n="$nb" -v t="$mt" -v v="$mv" -v h="$hm" 'BEGIN {

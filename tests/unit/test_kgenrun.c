@@ -1,0 +1,260 @@
+/*
+ * test_kgenrun: kgen's generation loop with a device (kgenrun.h's
+ * kgen_device), without a GPU.  The mock device runs the GPU kernel's one
+ * call, kgen_edge_thread(), for every thread of each launch on the host,
+ * eagerly in start(): its host buffer changes at once, as if the copy had
+ * finished before start() returned, so a slot started again before its
+ * edges were written or sent would corrupt the file.  Checked: the
+ * device's files equal the CPU engine's byte for byte (kedge, text, g500)
+ * over chunk sizes that split the graph into 1 to thousands of chunks,
+ * the slot protocol (start only on a free slot, wait only on a started
+ * one, nothing left started), the engine choice (auto, cuda without a
+ * device or without the build: exit 4, no file) and a device that fails
+ * to open on one rank.
+ * Run alone by make test, and on 3 ranks by t0100 (mpirun) when MPI is there.
+ */
+#include "kbfs_run.h"
+#include "kcomm.h"
+#include "kfmt.h"
+#include "kgen_edge.h"
+#include "kgenrun.h"
+#include "klog.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct mock {
+	kgen_job job;
+	uint64_t chunk;
+	uint64_t *host[2];
+	int pending[2];
+	uint64_t starts, waits, edges, bad; /* bad: protocol violations */
+	int open_fails_on;                 /* rank whose open fails, -1: none */
+	int opened;
+} mock;
+
+static int visible = 1;
+static int m_count(void) { return visible; }
+
+static int m_open(kgen_device *d, kcomm *world, const kgen_ctx *g, uint64_t chunk)
+{
+	mock *m = d->impl;
+	int rc = kcomm_agree(world, kcomm_rank(world) == m->open_fails_on ? KEXIT_RESOURCE : 0);
+	if (rc)
+		return rc;
+	m->job = kgen_job_of(g);
+	m->chunk = chunk;
+	for (int s = 0; s < 2; s++)
+		m->host[s] = malloc(16 * chunk);
+	m->opened++;
+	return 0;
+}
+
+static void m_start(kgen_device *d, int slot, uint64_t first, uint64_t n)
+{
+	mock *m = d->impl;
+	if (slot < 0 || slot > 1 || m->pending[slot] || n == 0 || n > m->chunk) {
+		m->bad++;
+		return;
+	}
+	const kgen_mat5 *tab64 = kgen_pow2_table() + 64;
+	for (uint64_t t = 0; t < (n + 63) / 64; t++)
+		kgen_edge_thread(&m->job, tab64, first, n, 64, t, m->host[slot]);
+	m->pending[slot] = 1;
+	m->starts++;
+	m->edges += n;
+}
+
+static const uint64_t *m_wait(kgen_device *d, int slot)
+{
+	mock *m = d->impl;
+	if (slot < 0 || slot > 1 || !m->pending[slot]) {
+		m->bad++;
+		return m->host[0];
+	}
+	m->pending[slot] = 0;
+	m->waits++;
+	return m->host[slot];
+}
+
+static void m_times(kgen_device *d, double *gen_s, double *copy_s) { *gen_s = *copy_s = 0; }
+
+static void m_close(kgen_device *d)
+{
+	mock *m = d->impl;
+	for (int s = 0; s < 2; s++) {
+		free(m->host[s]);
+		m->host[s] = NULL;
+	}
+}
+
+static kcomm *world;
+static int rank;
+static char dir[64];
+
+static void mock_device(kgen_device *d, mock *m, int built)
+{
+	memset(m, 0, sizeof *m);
+	m->open_fails_on = -1;
+	*d = (kgen_device){.name = "mock", .built = built, .impl = m, .count = m_count, .open = m_open,
+			   .start = m_start, .wait = m_wait, .times = m_times, .close = m_close};
+}
+
+static int run(int engine, kgen_device *d, int scale, uint64_t ef, int version, int format, const char *out)
+{
+	static char *argv[] = {"kgen", NULL};
+	kgenrun_opts o = {.p = {.scale = scale, .edgefactor = ef, .seed1 = 2, .seed2 = 3, .version = version},
+			  .format = format, .out = out, .force = 1, .engine = engine, .dev = d, .argc = 1, .argv = argv};
+	return kgenrun_generate(world, &o);
+}
+
+/* 1 when the files hold the same bytes (rank 0 reads; every rank gets the answer). */
+static int same_files(const char *a, const char *b)
+{
+	uint64_t same = 0;
+	if (rank == 0) {
+		FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+		same = fa && fb;
+		for (int ca = 0, cb = 0; same && ca != EOF; same = ca == cb) {
+			ca = getc(fa);
+			cb = getc(fb);
+		}
+		if (fa)
+			fclose(fa);
+		if (fb)
+			fclose(fb);
+	}
+	kcomm_bcast(world, &same, sizeof same, 0);
+	return (int)same;
+}
+
+static int exists(const char *p)
+{
+	uint64_t e = rank == 0 && access(p, F_OK) == 0;
+	kcomm_bcast(world, &e, sizeof e, 0);
+	return (int)e;
+}
+
+/* A counter summed over the ranks. */
+static uint64_t total(uint64_t x)
+{
+	kcomm_allreduce_u64(world, &x, 1, KCOMM_SUM);
+	return x;
+}
+
+static void set_chunk(uint64_t chunk)
+{
+	char v[32];
+	snprintf(v, sizeof v, "%llu", (unsigned long long)chunk);
+	if (chunk)
+		setenv("KBFS_KGEN_CHUNK", v, 1);
+	else
+		unsetenv("KBFS_KGEN_CHUNK");
+}
+
+static void check_same(int scale, uint64_t ef, int version, int format, uint64_t chunk)
+{
+	char a[128], b[128];
+	snprintf(a, sizeof a, "%s/cpu", dir);
+	snprintf(b, sizeof b, "%s/dev", dir);
+	set_chunk(chunk);
+	kgen_device d;
+	mock m;
+	mock_device(&d, &m, 1);
+	int rc1 = run(KBFS_ENGINE_CPU, &d, scale, ef, version, format, a);
+	uint64_t cpu_starts = total(m.starts);
+	int rc2 = run(KBFS_ENGINE_CUDA, &d, scale, ef, version, format, b);
+	uint64_t M = ef << scale, c = chunk ? chunk : 1 << 24, nchunks = (M + c - 1) / c;
+	uint64_t starts = total(m.starts), waits = total(m.waits), edges = total(m.edges);
+	uint64_t bad = total(m.bad + (uint64_t)m.pending[0] + (uint64_t)m.pending[1]);
+	static const char *const fmt[] = {"kedge", "text", "g500", "g500v2"};
+	ok(rc1 == 0 && rc2 == 0 && cpu_starts == 0 && same_files(a, b) && starts == nchunks && waits == nchunks &&
+		   edges == M && bad == 0,
+	   "scale %d, edgefactor %llu, v%d, %s, chunks of %llu: the device's file equals the CPU's "
+	   "(%llu chunks started and waited for, protocol kept)",
+	   scale, (unsigned long long)ef, version, fmt[format], (unsigned long long)c, (unsigned long long)nchunks);
+	if (rc1 || rc2 || starts != nchunks || waits != nchunks || edges != M || bad)
+		printf("#   rc %d %d, starts %llu, waits %llu, edges %llu of %llu, violations %llu\n", rc1, rc2,
+		       (unsigned long long)starts, (unsigned long long)waits, (unsigned long long)edges,
+		       (unsigned long long)M, (unsigned long long)bad);
+	set_chunk(0);
+}
+
+static void check_choice(void)
+{
+	char a[128], b[128];
+	snprintf(a, sizeof a, "%s/cpu", dir);
+	snprintf(b, sizeof b, "%s/x", dir);
+	kgen_device d;
+	mock m;
+	mock_device(&d, &m, 1);
+	int rc = run(KBFS_ENGINE_CPU, &d, 10, 16, 3, KFMT_KEDGE, a);
+
+	visible = 1;
+	rc |= run(KBFS_ENGINE_AUTO, &d, 10, 16, 3, KFMT_KEDGE, b);
+	ok(rc == 0 && total(m.starts) > 0 && same_files(a, b), "auto with a device on every rank uses it");
+
+	visible = kcomm_size(world) > 1 && rank == 0; /* with one rank: none at all */
+	mock_device(&d, &m, 1);
+	unlink(b);
+	int rc2 = run(KBFS_ENGINE_AUTO, &d, 10, 16, 3, KFMT_KEDGE, b);
+	ok(rc2 == 0 && total(m.starts) == 0 && same_files(a, b),
+	   "auto when a rank sees no device runs on the CPU, same file");
+	unlink(b);
+	rc2 = run(KBFS_ENGINE_CUDA, &d, 10, 16, 3, KFMT_KEDGE, b);
+	ok(rc2 == KEXIT_RESOURCE && total(m.opened) == 0 && !exists(b),
+	   "--engine cuda when a rank sees no device: exit 4, nothing opened, no file");
+
+	visible = 1;
+	mock_device(&d, &m, 0);
+	rc2 = run(KBFS_ENGINE_CUDA, &d, 10, 16, 3, KFMT_KEDGE, b);
+	ok(rc2 == KEXIT_RESOURCE && total(m.opened) == 0 && !exists(b), "--engine cuda in a build without it: exit 4");
+	rc2 = run(KBFS_ENGINE_CUDA, NULL, 10, 16, 3, KFMT_KEDGE, b);
+	ok(rc2 == KEXIT_RESOURCE && !exists(b), "--engine cuda with no device handed in: exit 4");
+
+	mock_device(&d, &m, 1);
+	m.open_fails_on = kcomm_size(world) - 1;
+	rc2 = run(KBFS_ENGINE_CUDA, &d, 10, 16, 3, KFMT_KEDGE, b);
+	ok(rc2 == KEXIT_RESOURCE && total(m.starts) == 0 && !exists(b),
+	   "the device failing to open on the last rank: exit 4 on every rank, no file");
+}
+
+int main(int argc, char **argv)
+{
+	klog_init("test_kgenrun");
+	world = kcomm_init(&argc, &argv, 0);
+	rank = kcomm_rank(world);
+	if (rank != 0 && !freopen("/dev/null", "w", stdout))
+		return 3;
+	if (rank == 0 && !mkdtemp(strcpy(dir, "/tmp/test_kgenrun.XXXXXX"))) {
+		printf("Bail out! mkdtemp\n");
+		return 3;
+	}
+	kcomm_bcast(world, dir, sizeof dir, 0);
+	printf("# %d rank%s\n", kcomm_size(world), kcomm_size(world) == 1 ? "" : "s");
+
+	/* chunks: one, a few (remainder), many small (odd size), one per edge */
+	check_same(10, 16, 3, KFMT_KEDGE, 0);
+	check_same(12, 16, 3, KFMT_KEDGE, 4096);
+	check_same(12, 16, 2, KFMT_KEDGE, 5000);
+	check_same(12, 3, 3, KFMT_KEDGE, 7);
+	check_same(9, 1, 2, KFMT_KEDGE, 1);
+	check_same(11, 16, 3, KFMT_TEXT, 999);
+	check_same(11, 16, 3, KFMT_G500, 30000);
+	check_same(11, 16, 2, KFMT_G500V2, 64);
+	check_same(1, 1, 3, KFMT_KEDGE, 0);
+	check_choice();
+
+	if (rank == 0) {
+		char cmd[128];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+		if (system(cmd))
+			printf("# could not remove %s\n", dir);
+	}
+	int rc = tap_done();
+	kcomm_finalize();
+	return rc;
+}
