@@ -5,8 +5,9 @@
 # chunks through both slots), every output format, 1 and 3 ranks under
 # mpirun; the reference's edge lists (tests/vectors); --engine auto takes
 # the GPU; -v reports the device's generation and copy times; the memory
-# plan refuses before allocating.  Without a GPU: t0100 checks the refusal,
-# test_kgenrun the generation loop with a mock device.
+# plan refuses before allocating; compute-sanitizer finds nothing.
+# Without a GPU: t0100 checks the refusal, test_kgenrun the generation
+# loop with a mock device.
 . "$(dirname "$0")/lib.sh"
 need_gpu
 . "$TOP/tests/gpu/lib-gpu.sh"
@@ -110,4 +111,18 @@ stderr_has "do not fit" "the refusal names the edge buffers that do not fit"
 stderr_has "--engine cpu" "the refusal says what to do"
 ok "no file after the refusal" test ! -e "$T/none.kg"
 CUDA_ENV="KBFS_CUDA_FREE_BYTES=300000000" ok "300 MB free is enough for chunks of 1 M edges (scale 16)" same fit -s 16
+
+# compute-sanitizer: the kernel and both slots (chunks of 5000 edges)
+CS=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
+if [ -x "$CS" ]; then
+	kgen -q --engine cpu -s 12 -o "$T/c12s"
+	for tool in memcheck initcheck synccheck; do
+		rm -f "$T/s12"
+		run_ok "compute-sanitizer --tool $tool kgen --engine cuda scale 12, chunks of 5000 edges" \
+			env KBFS_KGEN_CHUNK=5000 "$CS" --tool $tool --error-exitcode 99 kgen -q --engine cuda -s 12 -o "$T/s12"
+		ok "... and its file equals the CPU's" cmp -s "$T/s12" "$T/c12s"
+	done
+else
+	skip "no compute-sanitizer"
+fi
 done_testing
