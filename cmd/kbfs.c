@@ -33,7 +33,7 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --no-sv           do not share visited rows along the processor row\n"
 		"      --engine E        cpu, cuda or auto (default auto: cuda if every rank has a GPU)\n"
 		"CUDA engine (the cpu engine ignores these):\n"
-		"      --kernel K        top-down kernel: lb, merrill, vertex or vbfs (default lb)\n"
+		"      --kernel K        top-down kernel: lb, merrill, vertex, vbfs or edge (default lb)\n"
 		"      --vbfs-k K        edges per virtual vertex of --kernel vbfs (1 to 1048576; 32)\n"
 		"      --gpu N           use device N (default: node-local rank modulo visible GPUs)\n"
 		"      --bu-split N      bottom-up: rows with more than N entries get a warp (32)\n"
@@ -41,6 +41,8 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --no-bu-first     bottom-up: no array of first neighbours (probe through rowptr)\n"
 		"      --bu-rows N       --bu-kernel word: rows a thread scans together, 1 or 2 (1)\n"
 		"      --bu-batch N      --bu-kernel word: probes a thread issues at once, 1, 2, 4, 8 (1)\n"
+		"      --no-td-small     top-down: a CUB scan launch for frontiers of at most 1024\n"
+		"                        columns too (default: scanned inside the expansion)\n"
 		"      --step-sync       wait for the GPU after every step, not once a level\n"
 		"      --transport T     auto, mpi or nccl (default auto: nccl when built in;\n"
 		"                        nccl needs the cuda engine)\n"
@@ -65,7 +67,7 @@ static _Noreturn void usage(FILE *fp, int status)
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
 	O_PRED, O_PFMT, O_DEPTH, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN,
-	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR
+	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR, O_NOTDSMALL
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +85,7 @@ static const struct option long_opts[] = {
 	{"bu-rows", required_argument, 0, O_BUROWS}, {"transport", required_argument, 0, O_TRANSPORT},
 	{"bu-kernel", required_argument, 0, O_BUKERNEL}, {"no-bu-first", no_argument, 0, O_NOBUFIRST},
 	{"step-sync", no_argument, 0, O_STEPSYNC}, {"validator", required_argument, 0, O_VALIDATOR},
+	{"no-td-small", no_argument, 0, O_NOTDSMALL},
 	{"dry-run", no_argument, 0, O_DRYRUN},    KOPT_COMMON_LONG,
 	{0, 0, 0, 0}};
 
@@ -144,6 +147,7 @@ int main(int argc, char **argv)
 			break;
 		case O_NOBUFIRST: gpu.bu_first = 0; break;
 		case O_STEPSYNC: gpu.step_sync = 1; break;
+		case O_NOTDSMALL: gpu.td_small = 0; break;
 		case O_TRANSPORT: o.transport = kopt_choice("--transport", optarg, kbfs_transport_names); break;
 		case O_DRYRUN: o.dry_run = 1; break;
 		default: kopt_common(c, argv, &o.threads, usage);

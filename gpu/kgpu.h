@@ -52,6 +52,7 @@ enum kgpu_kernel {
 	KGPU_K_MERRILL, /* "merrill": CTA / warp / scan-based fine-grained gathering (Merrill) */
 	KGPU_K_VERTEX,  /* "vertex": one thread per frontier vertex (baseline) */
 	KGPU_K_VBFS,    /* "vbfs": virtual vertices of at most vbfs_k edges, one thread each (baseline) */
+	KGPU_K_EDGE,    /* "edge": one thread per stored edge, no frontier list (Kolganov's edge list; baseline) */
 	KGPU_K_COUNT
 };
 
@@ -75,6 +76,8 @@ typedef struct kgpu_opts {
 	int bu_first;         /* bottom-up: each row's first neighbour in a dense array, probed first (default 1) */
 	int step_sync;        /* wait for the device after every step and read piece sizes back (default 0:
 			       * one wait a level) */
+	int td_small;         /* top-down, kernel lb: frontiers of at most 1024 columns scanned inside the
+			       * expansion, in shared memory (default 1; 0: a CUB scan launch) */
 	int validate;         /* keep the arrays of the tree check and offer it (kengine.h tree_check;
 			       * default 0: kbfs sets it unless told to validate on the host or not at all) */
 } kgpu_opts;
@@ -97,6 +100,7 @@ static inline void kgpu_opts_base(kgpu_opts *o)
 	o->bu_rows = 1;
 	o->bu_kernel = KGPU_BU_TILE;
 	o->bu_first = 1;
+	o->td_small = 1;
 }
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */
 int kgpu_kernel_parse(const char *name);

@@ -33,7 +33,7 @@ extern "C" int kgpu_device_count(void)
 extern "C" int kgpu_built(void) { return 1; }
 extern "C" int kgpu_nccl_built(void) { return KBUILD_NCCL; }
 
-static const char *const kernel_names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs"};
+static const char *const kernel_names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs", "edge"};
 
 extern "C" void kgpu_opts_default(kgpu_opts *o)
 {
@@ -65,7 +65,7 @@ extern "C" const char *kgpu_kernel_name(int kernel)
 	return kernel >= 0 && kernel < KGPU_K_COUNT ? kernel_names[kernel] : "?";
 }
 
-extern "C" const char *kgpu_kernel_names(void) { return "lb, merrill, vertex, vbfs"; }
+extern "C" const char *kgpu_kernel_names(void) { return "lb, merrill, vertex, vbfs, edge"; }
 
 [[noreturn]] void kgpu_fail(const char *what, const char *file, int line, const char *why)
 {

@@ -12,7 +12,10 @@
 //    nothing back: one pass over F gathers the columns with edges (their
 //    count stays on the device), the degree scan runs over nf + 1
 //    entries (an upper bound) and k_td_lb reads the true count, so the
-//    step queues four launches and returns (no host wait).  Larger
+//    step queues four launches and returns (no host wait).  When nf is at
+//    most TD_SMALL (td_small, the default), the scan is not launched
+//    either: each block of k_td_small scans the few degrees itself in
+//    shared memory, so a small level costs two launches.  Larger
 //    frontiers, the other kernels and step_sync read the word and vertex
 //    counts back and walk the pieces from the host.
 // 3. One of four expansions walks the piece's edges:
@@ -27,6 +30,11 @@
 //    vertex   one thread per vertex (baseline);
 //    vbfs     vertices cut into virtual vertices of at most K edges, one
 //             thread each (baseline).
+//    edge     no frontier list at all: one thread per stored edge of the
+//             block (every CSC entry, in tiles whose columns are staged in
+//             shared memory), testing its column in F and its row in
+//             ROWVIS; each edge is stored both ways, so both directions
+//             are tested (Kolganov's edge-list kernel; baseline).
 // Visiting row r: test ROWVIS first and atomicOr only when the bit is clear
 // (test-and-test-and-set); the thread that flips the bit owns the row:
 // it sets ROWNEXT and writes PL[r] = level << 48 | parent.
@@ -37,7 +45,7 @@
 
 namespace {
 
-enum { TD_BLOCK = 256 };
+enum { TD_BLOCK = 256, TD_SMALL = 1024 };
 
 struct nonzero_word {
 	const u64 *f;
@@ -222,6 +230,111 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_lb(td_ctx<Idx, Off> c, const
 	kgpu_count(&c.cnt->lfound, found);
 }
 
+// A frontier of at most TD_SMALL columns with edges (nv on the device, from
+// k_td_collect): every block stages all of them, scans their degrees in
+// shared memory, and takes tiles of TD_BLOCK * ITEMS edges in turn, each
+// edge finding its column there by binary search.
+template <typename Idx, typename Off, int ITEMS>
+__global__ void __launch_bounds__(TD_BLOCK, 4) k_td_small(td_ctx<Idx, Off> c, const Idx *__restrict__ V,
+						       const Off *__restrict__ S, const ull *__restrict__ nvp)
+{
+	constexpr int PER = TD_SMALL / TD_BLOCK;
+	typedef cub::BlockScan<u64, TD_BLOCK> Scan;
+	__shared__ typename Scan::TempStorage tmp;
+	__shared__ u64 sS[TD_SMALL + 1]; // exclusive prefix of the degrees
+	__shared__ Off sB[TD_SMALL];     // colptr[col] - prefix: edge e sits at rowidx[e + sB]
+	__shared__ Idx sC[TD_SMALL];     // the column
+	const int nv = (int)*nvp;
+	u64 d[PER], total;
+#pragma unroll
+	for (int q = 0; q < PER; q++) {
+		const int k = threadIdx.x * PER + q;
+		d[q] = k < nv ? (u64)S[k] : 0;
+	}
+	Scan(tmp).ExclusiveSum(d, d, total);
+#pragma unroll
+	for (int q = 0; q < PER; q++) {
+		const int k = threadIdx.x * PER + q;
+		if (k < nv) {
+			const Idx col = V[k];
+			sS[k] = d[q];
+			sC[k] = col;
+			sB[k] = (Off)(c.colptr[col] - (Off)d[q]);
+		}
+	}
+	if (threadIdx.x == 0)
+		sS[nv] = total;
+	__syncthreads();
+	constexpr int TILE = TD_BLOCK * ITEMS;
+	const u64 E = total;
+	ull found = 0;
+	for (u64 t = blockIdx.x; t * TILE < E; t += gridDim.x) {
+		const u64 e0 = t * TILE, e1 = E - e0 < TILE ? E : e0 + TILE;
+		Idx r[ITEMS], p[ITEMS];
+#pragma unroll
+		for (int it = 0; it < ITEMS; it++) {
+			const u64 e = e0 + threadIdx.x + (u64)it * TD_BLOCK;
+			r[it] = 0;
+			p[it] = 0;
+			if (e < e1) {
+				int a = 0, z = nv - 1; // the last k with sS[k] <= e
+				while (a < z) {
+					const int m = (a + z + 1) >> 1;
+					if (sS[m] <= e)
+						a = m;
+					else
+						z = m - 1;
+				}
+				r[it] = c.rowidx[(Off)((Off)e + sB[a])];
+				p[it] = sC[a];
+			}
+		}
+#pragma unroll
+		for (int it = 0; it < ITEMS; it++)
+			if (e0 + threadIdx.x + (u64)it * TD_BLOCK < e1)
+				found += td_visit(c, r[it], p[it]);
+	}
+	kgpu_count(&c.cnt->lfound, found);
+}
+
+// Every stored edge (CSC entry e of column col): col in F and the row not
+// yet visited.  Tiles of TD_BLOCK * ITEMS entries; a tile's columns are
+// found by binary search on colptr and staged when they are few.
+template <typename Idx, typename Off, int ITEMS>
+__global__ void __launch_bounds__(TD_BLOCK, 4) k_td_edge(td_ctx<Idx, Off> c, const u64 *__restrict__ colfront,
+						      u64 nnz, u64 ncols)
+{
+	constexpr int TILE = TD_BLOCK * ITEMS, SPAN = 2 * TILE;
+	__shared__ Off sp[SPAN + 1];
+	__shared__ u64 sLo, sHi;
+	ull found = 0;
+	for (u64 t = blockIdx.x; t * TILE < nnz; t += gridDim.x) {
+		const u64 e0 = t * TILE, e1 = nnz - e0 < TILE ? nnz : e0 + TILE;
+		__syncthreads(); // the last tile's readers are done
+		if (threadIdx.x == 0)
+			sLo = kgpu_upper_bound(c.colptr, ncols, e0) - 1;
+		if (threadIdx.x == 32)
+			sHi = kgpu_upper_bound(c.colptr, ncols, e1 - 1) - 1;
+		__syncthreads();
+		const u64 lo = sLo, n = sHi - lo + 1;
+		const bool staged = n <= SPAN;
+		if (staged)
+			for (u64 x = threadIdx.x; x <= n; x += TD_BLOCK)
+				sp[x] = c.colptr[lo + x];
+		__syncthreads();
+#pragma unroll
+		for (int it = 0; it < ITEMS; it++) {
+			const u64 e = e0 + threadIdx.x + (u64)it * TD_BLOCK;
+			if (e >= e1)
+				break;
+			const u64 col = lo + (staged ? kgpu_upper_bound(sp, n, e) : kgpu_upper_bound(c.colptr + lo, n, e)) - 1;
+			if (colfront[col >> 6] >> (col & 63) & 1)
+				found += td_visit(c, (u64)c.rowidx[e], col);
+		}
+	}
+	kgpu_count(&c.cnt->lfound, found);
+}
+
 template <typename Idx, typename Off>
 __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_merrill(td_ctx<Idx, Off> c, const Idx *__restrict__ V, u64 nv)
 {
@@ -374,6 +487,15 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64
 		k_td_collect<Idx, Off><<<kgpu_blocks(g.colw > g.roww ? g.colw : g.roww, TD_BLOCK, st->grid), TD_BLOCK,
 					 0, s>>>(colfront, g.colw, c.colptr, V, S, c.rownext, g.roww, st->cnt);
 		KGPU_LAUNCHED("k_td_collect");
+		if (st->o.td_small && nf <= TD_SMALL) {
+			// the scan in shared memory, inside the expansion
+			if constexpr (sizeof(Idx) + sizeof(Off) > 8)
+				k_td_small<Idx, Off, 4><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, &st->cnt->nv);
+			else
+				k_td_small<Idx, Off, 8><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, &st->cnt->nv);
+			KGPU_LAUNCHED("k_td_small");
+			return;
+		}
 		scan_inplace(st, S, (nf ? nf : 1) + 1);
 		if constexpr (sizeof(Idx) + sizeof(Off) > 8)
 			k_td_lb<Idx, Off, 4><<<st->grid, TD_BLOCK, 0, s>>>(c, V, S, 0, &st->cnt->nv);
@@ -383,6 +505,23 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64
 		return;
 	}
 	CUDA_CHECK(cudaMemsetAsync(c.rownext, 0, g.roww * 8, s));
+	if (kernel == KGPU_K_EDGE) {
+		// every stored edge, whatever the frontier
+		if (g.nnz) {
+			if constexpr (sizeof(Idx) + sizeof(Off) > 8)
+				k_td_edge<Idx, Off, 4><<<st->grid, TD_BLOCK, 0, s>>>(c, colfront, g.nnz, g.ncols);
+			else
+				k_td_edge<Idx, Off, 8><<<st->grid, TD_BLOCK, 0, s>>>(c, colfront, g.nnz, g.ncols);
+			KGPU_LAUNCHED("k_td_edge");
+		}
+		if (st->o.step_sync) {
+			kgpu_counters cn;
+			kgpu_counters_read(st, &cn);
+			out->found = cn.lfound;
+		}
+		out->examined = g.nnz;
+		return;
+	}
 	size_t tb = st->cub_bytes;
 	CUDA_CHECK(cub::DeviceSelect::If(st->slot[KS_CUB], tb, thrust::counting_iterator<u32>(0), wlist, &st->cnt->nsel,
 					 (int64_t)g.colw, nonzero_word{colfront}, s));

@@ -19,7 +19,7 @@ build_gpu_tests || { echo "Bail out! cannot build the CUDA test programs"; exit 
 SCALES="10 11 12 13 14"
 GRIDS=1x1
 have_mpi && GRIDS="1x1 1x2 2x1 2x2"
-KERNELS="lb merrill vertex vbfs"
+KERNELS="lb merrill vertex vbfs edge"
 
 # ---- 1. the engine against the CPU engine (full matrix at scale 12) ----
 for g in $GRIDS; do
@@ -57,6 +57,8 @@ for g in $RARE; do
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --no-bu-first "$P12"
 	sub_tap "engine $g: tile kernel, no first probes, warp per row everywhere (--no-bu-first --bu-split 0)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --no-bu-first --bu-split 0 "$P12"
+	sub_tap "engine $g: small frontiers through the CUB scan (--no-td-small)" \
+		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --no-td-small "$P12"
 	sub_tap "engine $g: a wait after every step (--step-sync)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --step-sync "$P12"
 	sub_tap "engine $g: bottom-up word kernel (--bu-kernel word)" \

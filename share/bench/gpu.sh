@@ -10,7 +10,7 @@
 #   share/bench/gpu.sh --two-gpu [SCALE...] grids 1x2 and 2x1 on two GPUs against 1x1 (default 24)
 # The ablation: the input's order (a kpart --relabel none partition), the
 # default validated and not, then one option off at a time: --step-sync,
-# --no-bu-first, --bu-kernel word, the first issue's path (word kernel and
+# --no-bu-first, --no-td-small, --bu-kernel word, the first issue's path, --kernel edge (word kernel and
 # step waits), the directions, the exchanges (grids of several ranks), the
 # other kernels.
 # Options: --grid RxC (ablation grid), --roots N (default 64), --fresh
@@ -200,8 +200,10 @@ ablation)
 	if [ $wired = 1 ]; then
 		search "s$SCALE-$GRID-step-sync" "$GRID" $ng -n "$ROOTS" --no-validate --step-sync
 		search "s$SCALE-$GRID-no-bu-first" "$GRID" $ng -n "$ROOTS" --no-validate --no-bu-first
+		search "s$SCALE-$GRID-no-td-small" "$GRID" $ng -n "$ROOTS" --no-validate --no-td-small
 		search "s$SCALE-$GRID-bu-word" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word
 		search "s$SCALE-$GRID-first-issue" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word --step-sync
+		search "s$SCALE-$GRID-kernel-edge" "$GRID" $ng -n "$ROOTS" --no-validate --kernel edge
 	fi
 	search "s$SCALE-$GRID-top-down" "$GRID" $ng -n "$ROOTS" --no-validate --direction top-down
 	search "s$SCALE-$GRID-bottom-up" "$GRID" $ng -n "$ROOTS" --no-validate --direction bottom-up
