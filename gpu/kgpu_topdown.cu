@@ -171,6 +171,42 @@ __global__ void k_td_collect(const u64 *__restrict__ colfront, u64 colw, const O
 
 // ---- expansions ---------------------------------------------------------------------
 
+// The edges [e0, e1) of a tile that this thread takes (ITEMS, interleaved
+// by the block size), all rowidx loads issued before any test.  The tile's
+// columns are staged: sS their first edges (n of them, ascending), sB
+// colptr - sS (edge e sits at rowidx[e + sB]), sC the column.  Returns the
+// rows this thread visited first.
+template <typename Idx, typename Off, int ITEMS, typename P>
+__device__ __forceinline__ ull td_tile(const td_ctx<Idx, Off> &c, u64 e0, u64 e1, const P *sS, int n, const Off *sB,
+				       const Idx *sC)
+{
+	Idx r[ITEMS], p[ITEMS];
+#pragma unroll
+	for (int it = 0; it < ITEMS; it++) {
+		const u64 e = e0 + threadIdx.x + (u64)it * TD_BLOCK;
+		r[it] = 0;
+		p[it] = 0;
+		if (e < e1) {
+			int a = 0, z = n - 1; // the last k with sS[k] <= e
+			while (a < z) {
+				const int m = (a + z + 1) >> 1;
+				if ((u64)sS[m] <= e)
+					a = m;
+				else
+					z = m - 1;
+			}
+			r[it] = c.rowidx[(Off)((Off)e + sB[a])];
+			p[it] = sC[a];
+		}
+	}
+	ull found = 0;
+#pragma unroll
+	for (int it = 0; it < ITEMS; it++)
+		if (e0 + threadIdx.x + (u64)it * TD_BLOCK < e1)
+			found += td_visit(c, r[it], p[it]);
+	return found;
+}
+
 // nvp: the vertex count in device memory (else nv).
 template <typename Idx, typename Off, int ITEMS>
 __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_lb(td_ctx<Idx, Off> c, const Idx *__restrict__ V,
@@ -202,29 +238,7 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_lb(td_ctx<Idx, Off> c, const
 			sB[k] = (Off)(c.colptr[col] - sv);
 		}
 		__syncthreads();
-		Idx r[ITEMS], p[ITEMS];
-#pragma unroll
-		for (int it = 0; it < ITEMS; it++) {
-			const u64 e = e0 + threadIdx.x + (u64)it * TD_BLOCK;
-			r[it] = 0;
-			p[it] = 0;
-			if (e < e1) {
-				int a = 0, z = n - 1; // the last k with sS[k] <= e
-				while (a < z) {
-					const int m = (a + z + 1) >> 1;
-					if ((u64)sS[m] <= e)
-						a = m;
-					else
-						z = m - 1;
-				}
-				r[it] = c.rowidx[(Off)((Off)e + sB[a])];
-				p[it] = sC[a];
-			}
-		}
-#pragma unroll
-		for (int it = 0; it < ITEMS; it++)
-			if (e0 + threadIdx.x + (u64)it * TD_BLOCK < e1)
-				found += td_visit(c, r[it], p[it]);
+		found += td_tile<Idx, Off, ITEMS>(c, e0, e1, sS, n, sB, sC);
 		__syncthreads();
 	}
 	kgpu_count(&c.cnt->lfound, found);
@@ -270,29 +284,7 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_small(td_ctx<Idx, Off> c, co
 	ull found = 0;
 	for (u64 t = blockIdx.x; t * TILE < E; t += gridDim.x) {
 		const u64 e0 = t * TILE, e1 = E - e0 < TILE ? E : e0 + TILE;
-		Idx r[ITEMS], p[ITEMS];
-#pragma unroll
-		for (int it = 0; it < ITEMS; it++) {
-			const u64 e = e0 + threadIdx.x + (u64)it * TD_BLOCK;
-			r[it] = 0;
-			p[it] = 0;
-			if (e < e1) {
-				int a = 0, z = nv - 1; // the last k with sS[k] <= e
-				while (a < z) {
-					const int m = (a + z + 1) >> 1;
-					if (sS[m] <= e)
-						a = m;
-					else
-						z = m - 1;
-				}
-				r[it] = c.rowidx[(Off)((Off)e + sB[a])];
-				p[it] = sC[a];
-			}
-		}
-#pragma unroll
-		for (int it = 0; it < ITEMS; it++)
-			if (e0 + threadIdx.x + (u64)it * TD_BLOCK < e1)
-				found += td_visit(c, r[it], p[it]);
+		found += td_tile<Idx, Off, ITEMS>(c, e0, e1, sS, nv, sB, sC);
 	}
 	kgpu_count(&c.cnt->lfound, found);
 }
