@@ -133,6 +133,14 @@ ok "10: ... no escape or bell byte on stderr" sh -c "! grep -q \"\$(printf '[\\0
 stderr_has '\\x1b' "10: ... the escape is shown as \\x1b"
 must_fail 3 "10: a file name with a newline and an escape" kstat "$T/$(printf 'a\nb\033c')"
 stderr_has "a\\\\x0ab\\\\x1bc" "10: ... one line, the bytes shown as \\xNN"
+# a successful import's summary line names the file as every message does
+esc=$T/$(printf 'g\033[31m\nx.txt')
+cp "$I/snap.txt" "$esc"
+run_ok "10: kgen imports a file whose name holds an escape and a newline" kgen --from "$esc" -o "$T/x.kg"
+is "$(wc -l <"$T/err")" 1 "10: ... its summary is one line"
+ok "10: ... with no escape byte" sh -c "! grep -q \"\$(printf '\\033')\" '$T/err'"
+stderr_has "g\\\\x1b\\[31m\\\\x0ax.txt' (edgelist)" "10: ... the name's bytes shown as \\xNN"
+rm -f "$esc" "$T/x.kg"
 
 # ---- 11. kstat DIR checks the rank files the manifest lists ----
 kpart -q -R 1 -C 2 -o "$T/p12" "$K/good.kedge"
