@@ -48,8 +48,16 @@ else
 	exec $SETSID prove -e '' ${PROVE_FLAGS:-} "$@"
 fi
 rm -rf "$keep" && mkdir -p "$keep" "$reports" && chmod 1777 "$reports" || exit 3
+# the programs the run started with must be the ones it ends with: a test
+# that runs make with other flags would put unsanitized ones in their place
+# and the rest of the run would report nothing
+built=$(cksum bin/* 2>/dev/null)
 $SETSID prove --timer -e '' ${PROVE_FLAGS:-} "$@"
 rc=$?
+if [ "$(cksum bin/* 2>/dev/null)" != "$built" ]; then
+	echo "bin/ changed during the run (a test rebuilt the programs): the later tests did not run the instrumented ones" >&2
+	rc=1
+fi
 # valgrind writes a log for every process: only the non-empty ones report
 find "$reports" -type f -empty -delete
 [ "$reports" = "$keep" ] || { cp "$reports"/* "$keep/" 2>/dev/null; rm -rf "$san"; }
