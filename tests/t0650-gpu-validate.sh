@@ -6,7 +6,8 @@
 # (tests/lib-trees.sh, put in place of the search's with KBFS_TEST_TREE)
 # and a wrong edge count, so the host's checker decides: the verdict is
 # kvalidate's on the same file and partition, and the message the same as
-# with --validator host.
+# with --validator host.  Also u64 indices (kpart --wide) and u64 offsets
+# (KBFS_CUDA_OFF64=1), the check's other template widths.
 . "$(dirname "$0")/lib.sh"
 need_gpu
 . "$TOP/tests/gpu/lib-gpu.sh"
@@ -31,6 +32,24 @@ import json, sys
 d = json.load(open('$2'))
 r = d['roots']
 assert $3, (d['options'].get('validator'), [(x.get('valid'), x.get('validated_on'), x.get('device_check_failed')) for x in r])"
+}
+
+# fails_rule RULE NAME CMD...: CMD (a kbfs run with --json $T/bad.json) exits 1
+# naming rule (RULE), and the device's check is what failed
+fails_rule() {
+	local rule=$1 name=$2
+	shift 2
+	_n=$((_n + 1))
+	"$@" >"$T/out" 2>"$T/err"
+	local rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "validation failed for root [0-9]*: rule ($rule)" "$T/err" &&
+		python3 -c "import json, sys; sys.exit(not json.load(open('$T/bad.json'))['roots'][0]['device_check_failed'])"; then
+		echo "ok $_n - $name: rule ($rule)"
+	else
+		echo "not ok $_n - $name (exit $rc, want 1 and rule ($rule))"
+		sed 's/^/#   /' "$T/err" | head -5
+		_failed=$((_failed + 1))
+	fi
 }
 
 GRIDS=1x1
@@ -88,6 +107,21 @@ for g in $GRIDS; do
 		fi
 	done
 done
+
+# the other index and offset widths of the check (u64 local indices, u64 offsets)
+part 10 1x1 --wide
+run_ok "u64 indices (kpart --wide): 16 searches validated on the device" kbfs --engine cuda -n 16 --json "$T/wide.json" "$PART"
+jcheck "u64 indices: every tree passed on the device" "$T/wide.json" \
+	"all(x['valid'] and x['validated_on'] == 'device' for x in r)"
+fails_rule c "u64 indices: a cycle fails on the device" env KBFS_TEST_TREE="$C/rule-c-cycle.txt" \
+	kbfs --engine cuda -r "$R10" --json "$T/bad.json" "$PART"
+part 10 1x1
+run_ok "u64 offsets (KBFS_CUDA_OFF64=1): 16 searches validated on the device" \
+	env KBFS_CUDA_OFF64=1 kbfs --engine cuda -n 16 --json "$T/off64.json" "$PART"
+jcheck "u64 offsets: every tree passed on the device" "$T/off64.json" \
+	"all(x['valid'] and x['validated_on'] == 'device' for x in r)"
+fails_rule d "u64 offsets: a skipped level fails on the device" env KBFS_CUDA_OFF64=1 \
+	KBFS_TEST_TREE="$C/rule-d-skipped-level.txt" kbfs --engine cuda -r "$R10" --json "$T/bad.json" "$PART"
 
 # the host validator stays what --validator host and the CPU engine use
 part 12 1x1
