@@ -1,11 +1,14 @@
 /* kpart: build, check or dump the 2D partition of a graph (see kpart(1)). */
+#include "kbfs_run.h"
 #include "kcomm.h"
 #include "kedge.h"
+#include "kgpu.h"
 #include "kjson.h"
 #include "kio.h"
 #include "klog.h"
 #include "kopt.h"
 #include "kpart.h"
+#include "kpart_dev.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -15,7 +18,8 @@
 static _Noreturn void usage(FILE *fp, int status)
 {
 	fprintf(fp,
-		"Usage: kpart -R ROWS -C COLS [-o DIR] [--relabel degree|none] [--force] EDGEFILE|-\n"
+		"Usage: kpart -R ROWS -C COLS [-o DIR] [--relabel degree|none] [--engine cpu|cuda|auto]\n"
+		"             [--force] EDGEFILE|-\n"
 		"       mpirun -np ROWS*COLS kpart -R ROWS -C COLS ...   (ranks share the work)\n"
 		"       kpart --check DIR\n"
 		"       kpart --dry-run -R ROWS -C COLS (-s SCALE [-e N] | EDGEFILE) [--gpu-memory SIZE]\n"
@@ -32,6 +36,10 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --relabel MODE     degree (default): renumber vertices inside every\n"
 		"                         block by decreasing degree (ties by id); none: keep\n"
 		"                         the input's order\n"
+		"      --engine E         sort and build the blocks on cpu, or on cuda (this\n"
+		"                         rank's GPU; reading and writing stay on the CPU);\n"
+		"                         the same files either way; auto (default) is the\n"
+		"                         CPU until the device path is verified on a GPU\n"
 		"      --force            replace an existing partition DIR (once the new one\n"
 		"                         is complete)\n"
 		"      --check DIR        verify a partition: checksums, sizes, structure\n"
@@ -93,6 +101,7 @@ static void print_json(const kpart_opts *o, const kpart_build_stats *st)
 	kjson_kv_uint(w, "nnz", st->nnz);
 	kjson_kv_int(w, "processes", st->nprocs);
 	kjson_kv_int(w, "threads", st->threads);
+	kjson_kv_string(w, "engine", st->engine);
 	kjson_kv_double(w, "construction_time", st->t_total);
 	kjson_kv_double(w, "read_time", st->t_read);
 	kjson_kv_double(w, "build_time", st->t_build);
@@ -155,7 +164,7 @@ static int dry_run(const kpart_opts *o, int scale, uint64_t ef, uint64_t gpu_byt
 int main(int argc, char **argv)
 {
 	klog_init(argv[0]);
-	enum { O_RELABEL = 256, O_FORCE, O_CHECK, O_JSON, O_DUMP, O_DUMPL, O_WIDE, O_ROUND, O_DRY, O_GPUMEM };
+	enum { O_RELABEL = 256, O_FORCE, O_CHECK, O_JSON, O_DUMP, O_DUMPL, O_WIDE, O_ROUND, O_DRY, O_GPUMEM, O_ENGINE };
 	static const struct option opts[] = {
 		{"rows", required_argument, 0, 'R'},      {"cols", required_argument, 0, 'C'},
 		{"output", required_argument, 0, 'o'},    {"relabel", required_argument, 0, O_RELABEL},
@@ -163,11 +172,12 @@ int main(int argc, char **argv)
 		{"json", no_argument, 0, O_JSON},         KOPT_COMMON_LONG,
 		{"dry-run", no_argument, 0, O_DRY},       {"scale", required_argument, 0, 's'},
 		{"edgefactor", required_argument, 0, 'e'}, {"gpu-memory", required_argument, 0, O_GPUMEM},
+		{"engine", required_argument, 0, O_ENGINE},
 		/* for tests, not documented */
 		{"dump", required_argument, 0, O_DUMP},   {"dump-layout", required_argument, 0, O_DUMPL},
 		{"wide", no_argument, 0, O_WIDE},         {"round-tuples", required_argument, 0, O_ROUND},
 		{0, 0, 0, 0}};
-	kpart_opts o = {.R = 0, .C = 0, .relabel = KPART_RELABEL_DEGREE};
+	kpart_opts o = {.R = 0, .C = 0, .relabel = KPART_RELABEL_DEGREE, .engine = KBFS_ENGINE_AUTO};
 	const char *check = NULL, *dump = NULL;
 	int json = 0, layout = 0, threads = 0, dry = 0, scale = 0, c;
 	uint64_t ef = 0, gpu_bytes = 0;
@@ -188,6 +198,7 @@ int main(int argc, char **argv)
 		case 's': scale = (int)kopt_u64("-s", optarg, 1, 42); break;
 		case 'e': ef = kopt_u64("-e", optarg, 1, 1u << 20); break;
 		case O_GPUMEM: gpu_bytes = parse_size("--gpu-memory", optarg); break;
+		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kbfs_engine_names); break;
 		default: kopt_common(c, argv, &threads, usage);
 		}
 	}
@@ -247,6 +258,9 @@ int main(int argc, char **argv)
 			o.outdir = outdir = default_output(o.input);
 		o.argv = cmdline;
 		kopt_check_affinity();
+		kpart_device dev;
+		kgpu_kpart_device(&dev);
+		o.dev = &dev;
 		kpart_build_stats st;
 		rc = kpart_build(world, &o, &st);
 		if (!rc && me == 0) {

@@ -214,6 +214,14 @@ void kgpu_kbfs_device(struct kbfs_device *d, const kgpu_opts *o);
 struct kgen_device;
 void kgpu_kgen_device(struct kgen_device *d);
 
+/* ---- kpart on the device (gpu/kgpu_part.cu; kpart --engine cuda) ----
+ * Fill *d with the CUDA primitives as the kpart_device of kpart_dev.h
+ * (cmd/kpart.c passes it to kpart_build): CUB radix sorts, unique and
+ * scans and a few kernels, on this rank's GPU (bound as kbfs binds it,
+ * kgpu_bind).  Without CUDA, built = 0 and count says 0. */
+struct kpart_device;
+void kgpu_kpart_device(struct kpart_device *d);
+
 #ifdef __cplusplus
 }
 #endif

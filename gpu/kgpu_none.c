@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kgenrun.h"
+#include "kpart_dev.h"
 #include "klog.h"
 
 static int no_cuda(void)
@@ -93,6 +94,13 @@ int kgpu_plan_check(const kgpu_plan_t *plan, uint64_t needed_on_gpu)
 }
 
 void kgpu_kgen_device(kgen_device *d)
+{
+	memset(d, 0, sizeof *d);
+	d->name = "cuda";
+	d->count = kgpu_device_count;
+}
+
+void kgpu_kpart_device(kpart_device *d)
 {
 	memset(d, 0, sizeof *d);
 	d->name = "cuda";

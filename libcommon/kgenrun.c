@@ -41,22 +41,15 @@ static void record_time(const kgenrun_opts *o, double seconds)
 static int pick_engine(kcomm *world, const kgenrun_opts *o, int *on_dev)
 {
 	const kgen_device *d = o->dev;
-	int rank = kcomm_rank(world), P = kcomm_size(world);
+	int rank = kcomm_rank(world);
 	*on_dev = 0;
 	if (o->engine == KBFS_ENGINE_CPU) { /* (CUDA not even asked) */
 		if (rank == 0)
 			kinfo("engine cpu");
 		return 0;
 	}
-	uint64_t blind = !(d && d->built && d->count() > 0); /* ranks that see no device */
-	kcomm_allreduce_u64(world, &blind, 1, KCOMM_SUM);
-	char why[96] = "";
-	if (!d || !d->built)
-		snprintf(why, sizeof why, "this build has no CUDA engine");
-	else if (blind && P > 1)
-		snprintf(why, sizeof why, "no GPU visible on %" PRIu64 " of the %d ranks", blind, P);
-	else if (blind)
-		snprintf(why, sizeof why, "no GPU visible");
+	char why[96];
+	kcomm_device_why(world, d && d->built, d && d->built && d->count() > 0, why, sizeof why);
 	*on_dev = o->engine == KBFS_ENGINE_CUDA || (o->engine == KBFS_ENGINE_AUTO && !*why);
 	if (*on_dev && *why) {
 		if (rank == 0)

@@ -241,6 +241,7 @@ int kpart_construction_time(const char *dir, double *seconds);
 int kpart_build_info_double(const char *dir, const char *key, double *v);
 
 /* ---- building (kpart_build.c) ---- */
+struct kpart_device; /* kpart_dev.h */
 typedef struct kpart_opts {
 	const char *input;   /* edge file, "-" for stdin (read by rank 0) */
 	const char *outdir;  /* the partition directory to create */
@@ -250,6 +251,8 @@ typedef struct kpart_opts {
 	int wide;            /* testing: u64 indices and offsets on disk */
 	uint64_t round_tuples; /* tuples per exchange round per rank (0 = default) */
 	const char *argv;    /* the command line, for build-info (may be NULL) */
+	int engine;          /* enum kbfs_engine_kind (kbfs_run.h); auto builds on the CPU (for now) */
+	struct kpart_device *dev; /* the device for --engine cuda; NULL: none */
 } kpart_opts;
 
 typedef struct kpart_build_stats {
@@ -259,6 +262,9 @@ typedef struct kpart_build_stats {
 	double t_write;      /* rank files, manifest, rename */
 	uint64_t nv, N, M, selfloops, nnz;
 	int nprocs, threads;
+	const char *engine;  /* "cpu" or the device's name */
+	uint64_t dev_pieces; /* device: pieces this rank's CSCs were built in */
+	int dev_finished;    /* device: this rank's parts relabelled and transposed there */
 } kpart_build_stats;
 
 /* Build the partition; collective over comm (size 1, or R*C ranks).

@@ -28,9 +28,13 @@
  *
  * This file is the pipeline (steps 1, 6 and the plan); steps 2-4 are
  * kpart_input.c, step 5's sorting, dedup and relabelling kpart_csc.c.
+ * With --engine cuda, step 5's sort, dedup and remap and step 6's CSR are
+ * made on the device (kpart_devbuild.c), the same bytes.
  */
 #include "kpart.h"
 #include "kpart_internal.h"
+#include "kpart_dev.h"
+#include "kbfs_run.h"
 #include "kdist.h"
 #include "kedge.h"
 #include "kio.h"
@@ -172,6 +176,7 @@ static int write_build_info(const kpart_opts *o, const kpart_build_stats *st, co
 	kpart_manifest_add(&m, "build_time", "%.6f", st->t_build);
 	kpart_manifest_add(&m, "processes", "%d", st->nprocs);
 	kpart_manifest_add(&m, "threads", "%d", st->threads);
+	kpart_manifest_add(&m, "engine", "%s", st->engine);
 	kpart_manifest_add(&m, "host", "%s", kcomm_host());
 	if (o->argv)
 		kpart_manifest_add(&m, "command", "%s", o->argv);
@@ -195,8 +200,20 @@ static uint64_t input_id(uint64_t x, const kpart_grid *g, const uint64_t *map)
 	return x >= g->nv ? KPART_NO_VERTEX : map ? map[x] : x;
 }
 
+/* The relabelled CSC (colperm, rowperm) or none (NULL), and the CSR, of
+ * part p on the device when there is one and the part fits it; else the
+ * relabelling on the host (the CSR is then made as the file is written). */
+static void finish_part(const plan *pl, part *p, kpart_devbuild *db, const uint64_t *colperm, const uint64_t *rowperm)
+{
+	if (db && !kpart_dev_finish(pl, p, db, colperm, rowperm))
+		return;
+	if (colperm)
+		kpart_remap_csc(pl, &p->b, colperm, rowperm);
+}
+
 /* tdeg, orig and (with relabel) the remapped CSC of every local part. */
-static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int relabel, const uint64_t *map)
+static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int relabel, const uint64_t *map,
+			 kpart_devbuild *db)
 {
 	uint64_t nb = pl->g.nb, N = pl->g.N;
 	kcomm *colc = NULL, *rowc = NULL;
@@ -254,7 +271,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 #pragma omp parallel for schedule(static) if (nrows > 65536)
 			for (uint64_t r = 0; r < nrows; r++)
 				rowperm[r] = (one ? gp[kpart_row_vertex(&pl->g, b->i, r)] : rowperm[r]) + r / nb * nb;
-			kpart_remap_csc(pl, b, colperm, rowperm);
+			finish_part(pl, &parts[p], db, colperm, rowperm);
 		}
 		free(colperm);
 		free(rowperm);
@@ -274,6 +291,8 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 				b->orig[d] = input_id(first + k, &pl->g, map);
 		}
 	}
+	for (int p = 0; p < nloc && db && !relabel; p++)
+		finish_part(pl, &parts[p], db, NULL, NULL);
 	free(gt);
 	free(gp);
 	free(tdeg);
@@ -307,6 +326,39 @@ static double lap(int me, const char *what, double *since)
 	return d;
 }
 
+/* The engine, the same on every rank (collective): *db filled for the
+ * device with it open, or left alone for the CPU.  auto builds on the CPU
+ * until the device path has been verified on a GPU (kpart(1)).  0, or
+ * KEXIT_RESOURCE after kerror(). */
+static int pick_engine(kcomm *comm, const kpart_opts *o, kpart_devbuild *db, const char **name)
+{
+	int me = kcomm_rank(comm);
+	kpart_device *d = o->dev;
+	*name = "cpu";
+	if (o->engine != KBFS_ENGINE_CUDA) {
+		if (me == 0)
+			kinfo("engine cpu%s", o->engine == KBFS_ENGINE_AUTO ? " (auto: kpart's device path is not the default yet)" : "");
+		return 0;
+	}
+	char why[96];
+	kcomm_device_why(comm, d && d->built, d && d->built && d->count() > 0, why, sizeof why);
+	if (*why) {
+		if (me == 0)
+			kerror("--engine cuda: %s: use --engine cpu", why);
+		return KEXIT_RESOURCE;
+	}
+	int rc = d->open(d, comm);
+	if (rc)
+		return rc;
+	memset(db, 0, sizeof *db);
+	db->d = d;
+	db->part = -1;
+	*name = d->name;
+	if (me == 0)
+		kinfo("engine %s", d->name);
+	return 0;
+}
+
 static void cleanup_tmp(int me, const char *tmpdir)
 {
 	if (!*tmpdir)
@@ -321,6 +373,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	double t0 = ktime(), tl = t0;
 	int P = kcomm_size(comm), me = kcomm_rank(comm), rc = 0;
 	memset(st, 0, sizeof *st);
+	st->engine = "cpu";
 	st->nprocs = P;
 	st->threads = kpart_nthreads();
 	if (o->R <= 0 || o->C <= 0 || (uint64_t)o->R * (uint64_t)o->C > KPART_MAX_PROCS) {
@@ -393,8 +446,12 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	source s = {.fd = -1};
 	part *parts = NULL;
 	int nloc = 0;
+	kpart_devbuild dbs = {0}, *db = NULL;
 	if ((rc = kcomm_agree(comm, rc)))
 		goto out;
+	if ((rc = kcomm_agree(comm, pick_engine(comm, o, &dbs, &st->engine))))
+		goto out;
+	db = dbs.d ? &dbs : NULL;
 	if (has_map) {
 		map = kmalloc(kmul((size_t)hdr[2], 8));
 		if (r)
@@ -485,12 +542,20 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	kpart_source_close(&s);
 	st->t_build += lap(me, "pass 2 (read, exchange, drop)", &tl);
 	step(me, 3, "sort, dedup: CSC");
-	for (int p = 0; p < nloc; p++)
-		kpart_build_csc(&pl, &parts[p]);
-	st->t_build += lap(me, "sort, dedup: CSC", &tl);
+	for (int p = 0; p < nloc && !rc; p++) {
+		if (db)
+			rc = kpart_dev_csc(&pl, &parts[p], db, nloc == 1);
+		else
+			kpart_build_csc(&pl, &parts[p]);
+	}
+	if ((rc = kcomm_agree(comm, rc)))
+		goto out;
+	st->t_build += lap(me, db ? "sort, dedup: CSC (device)" : "sort, dedup: CSC", &tl);
 	step(me, 4, o->relabel ? "degrees, relabel" : "degrees");
-	finish_parts(&pl, comm, parts, nloc, o->relabel, map);
-	st->t_build += lap(me, o->relabel ? "tdeg, relabel" : "tdeg", &tl);
+	finish_parts(&pl, comm, parts, nloc, o->relabel, map, db);
+	st->t_build += lap(me, db ? (o->relabel ? "tdeg, relabel, CSR (device)" : "tdeg, CSR (device)")
+				  : o->relabel ? "tdeg, relabel" : "tdeg",
+			   &tl);
 	/* the rank files (CSR made on the way, straight into them) */
 	step(me, 5, "CSR, rank files, manifest");
 	kpart_rankinfo *ri = kcalloc((size_t)pl.RC, sizeof *ri);
@@ -553,6 +618,18 @@ out:
 	free(parts);
 	free(map);
 	free(ht);
+	if (db) {
+		double dev[2] = {0, 0};
+		kpart_devbuild_drop(db);
+		db->d->times(db->d, &dev[0], &dev[1]);
+		if (me == 0 && klog_verbose())
+			kinfo("device %s: CSC in %llu piece(s), %d part(s) finished there; %.3f s in its calls, of which "
+			      "%.3f s computing and %.3f s copying",
+			      db->d->name, (unsigned long long)db->pieces, db->finished, db->seconds, dev[0], dev[1]);
+		db->d->close(db->d);
+		st->dev_pieces = db->pieces;
+		st->dev_finished = db->finished;
+	}
 	kpart_source_close(&s);
 	kedge_close(r);
 	kedge_info_free(&info);

@@ -182,16 +182,23 @@ void kpart_build_csc(const plan *pl, part *pt)
 	KASSERT(r64 || !pl->idx64);
 	size_t w = pl->idx64 ? 8 : 4, nnz = (size_t)pack_runs(pt->res, pt->bstart, dcnt, nbk, r64 ? 8 : 4, w);
 	kpart_prefix_sum(b->colptr, (size_t)ncols + 1);
-	b->rowidx = krealloc(pt->res, nnz * w);
+	free(dcnt);
+	kpart_csc_done(pl, pt, nnz);
+}
+
+void kpart_csc_done(const plan *pl, part *pt, uint64_t nnz)
+{
+	kpart_block *b = &pt->b;
+	size_t w = pl->idx64 ? 8 : 4;
+	b->rowidx = krealloc(pt->res, nnz ? (size_t)nnz * w : 1);
 	pt->res = NULL;
 	b->nnz = nnz;
-	b->ncols = ncols;
+	b->ncols = pl->g.N / (uint64_t)pl->C;
 	b->nrows = pl->g.N / (uint64_t)pl->R;
 	b->idx64 = pl->idx64;
 	b->g = pl->g;
 	b->i = pt->i;
 	b->j = pt->j;
-	free(dcnt);
 	free(pt->bstart);
 	free(pt->bfill);
 	pt->bstart = pt->bfill = NULL;

@@ -83,9 +83,34 @@ int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *h
 		const char *input);
 /* kpart_csc.c */
 void kpart_build_csc(const plan *pl, part *pt);
+/* The block of pt once its nnz rows are packed at the front of pt->res:
+ * rowidx (pt->res, shrunk), sizes, grid place; the buckets freed. */
+void kpart_csc_done(const plan *pl, part *pt, uint64_t nnz);
 void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, const uint64_t *rowperm);
 void kpart_degree_order(const uint64_t *deg, uint64_t nb, uint64_t *newpos);
 /* a[k] += a[k-1] for k = 1 .. n-1 (on all threads for long arrays) */
 void kpart_prefix_sum(uint64_t *a, size_t n);
+
+/* kpart_devbuild.c: steps 5 and 6 on a kpart_device (kpart_dev.h) */
+struct kpart_device;
+typedef struct kpart_devbuild {
+	struct kpart_device *d;
+	uint64_t *keys, *tmp; /* a part's deduplicated keys kept on the device, its sort buffer */
+	void *scratch;
+	uint64_t nkeys, cap;
+	int part;             /* whose keys (-1: none) */
+	uint64_t pieces;      /* pieces the CSCs were built in */
+	int finished;         /* parts whose relabelling and CSR the device made */
+	double seconds;       /* host time in these calls */
+} kpart_devbuild;
+/* The CSC of pt (as kpart_build_csc); keep: its keys may stay on the
+ * device for kpart_dev_finish.  0 or KEXIT_RESOURCE after kerror(). */
+int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep);
+/* With colperm and rowperm, the CSC renamed (as kpart_remap_csc); then
+ * b->rowptr and b->colidx, the CSR (as kpart_transpose).  0, or -1 when it
+ * does not fit the device: nothing changed, the host does it. */
+int kpart_dev_finish(const plan *pl, part *pt, kpart_devbuild *db, const uint64_t *colperm, const uint64_t *rowperm);
+/* Free what the device still holds. */
+void kpart_devbuild_drop(kpart_devbuild *db);
 
 #endif

@@ -115,4 +115,25 @@ run_ok "--json" kpart --json -R 1 -C 2 -o "$T/j" "$T/g10.kg"
 ok "--json: one JSON object with construction_time" grep -q '"construction_time":' "$T/out"
 run_ok "-v" kpart -v -R 1 -C 2 -o "$T/v" "$T/g10.kg"
 ok "-v: phase timings on stderr" grep -q "sort, dedup" "$T/err"
+
+# --engine: cpu and auto (the CPU, until the device path has run on a GPU)
+# build the default's files; cuda without a GPU is refused (t0645 compares
+# the GPU's files with these; test_kpartdev the device path on a host model)
+same_files() { (cd "$1" && for f in manifest rank-*.kpart; do cmp -s "$f" "$2/$f" || exit 1; done); }
+kpart -q -R 2 -C 2 -o "$T/e-def" "$T/g10.kg"
+run_ok "--engine cpu" kpart --engine cpu -R 2 -C 2 -o "$T/e-cpu" "$T/g10.kg"
+ok "--engine cpu: the default's files" same_files "$T/e-def" "$T/e-cpu"
+ok "build-info names the engine" grep -q '^engine = cpu$' "$T/e-cpu/build-info"
+run_ok "--engine auto -v" kpart -v --engine=auto -R 2 -C 2 -o "$T/e-auto" "$T/g10.kg"
+stderr_has "engine cpu (auto" "auto builds on the CPU, and -v says why"
+ok "--engine auto: the default's files" same_files "$T/e-def" "$T/e-auto"
+if have_gpu; then
+	skip "GPU present: --engine cuda is tested by t0645-gpu-kpart.sh"
+else
+	must_fail 4 "--engine cuda without a GPU: exit 4" kpart --engine cuda -R 2 -C 2 -o "$T/e-cuda" "$T/g10.kg"
+	stderr_has "use --engine cpu" "the refusal says to use --engine cpu"
+	ok "the refused run leaves nothing" sh -c "! ls -d '$T'/e-cuda* 2>/dev/null | grep -q ."
+fi
+must_fail 2 "--engine gpu is a usage error" kpart --engine gpu -R 1 -C 1 -o "$T/e-x" "$T/g10.kg"
+stderr_has "cpu, cuda, auto" "the usage error lists the engines"
 done_testing

@@ -32,6 +32,13 @@ kpart -q -R 2 -C 3 --relabel degree -o "$T/s-rel" "$T/g.kg"
 run_ok "mpirun -np 6 --relabel degree" MPIRUN 6 kpart -R 2 -C 3 --relabel degree -o "$T/m-rel" "$T/g.kg"
 ok "relabelled: the same files" same "$T/s-rel" "$T/m-rel"
 run_ok "--check under mpirun" MPIRUN 2 kpart --check "$T/m-rel"
+# the device path (a host model of the device, test_kpartdev) on the ranks' own grids
+for np in 4 6; do
+	MPIRUN $np "$TOP/build/tests/test_kpartdev" >"$T/tk" 2>"$T/tk.err"
+	ok "test_kpartdev on $np ranks: the device path's files equal the CPU's" \
+		sh -c "grep -q '^1\.\.[1-9]' '$T/tk' && ! grep -q '^not ok' '$T/tk' && grep -q '^# $np ranks' '$T/tk'"
+	grep '^not ok' "$T/tk" | sed 's/^/#   /'
+done
 OMP_NUM_THREADS=2 MPIRUN 4 kpart -q -R 2 -C 2 -o "$T/m-t2" "$T/g.kg"
 ok "2 threads per rank: the same files" same "$T/s-2x2" "$T/m-t2"
 

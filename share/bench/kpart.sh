@@ -1,7 +1,9 @@
 #!/bin/sh
 # kpart.sh: partition construction time and peak memory (a benchmark, not a test).
-# Usage: share/bench/kpart.sh [SCALE [RANKS [RUNS]]]   (from the repository root, after make)
-# Defaults: scale 20, 2 ranks (a 1 x RANKS grid), 3 runs (the best is kept).
+# Usage: share/bench/kpart.sh [--engine cpu|cuda|auto] [SCALE [RANKS [RUNS]]]
+#        (from the repository root, after make)
+# Defaults: the default engine, scale 20, 2 ranks (a 1 x RANKS grid), 3 runs
+# (the best is kept).
 # Prints, per run, the whole `mpirun -np RANKS kpart` wall time, kpart's own
 # construction time (open input .. partition in place) and its build-only
 # part (exchange, drop, sort, dedup, tdeg: no reading, no writing), each
@@ -10,6 +12,11 @@
 # The Graph500 reference 3.0.1 constructs scale 20 on 2 ranks here in 1.27 s
 # (construction_time); kbfs's goal is half of that, the whole run included.
 set -e
+ENGINE=auto
+if [ "${1:-}" = --engine ]; then
+	ENGINE=${2:?kpart.sh: --engine needs cpu, cuda or auto}
+	shift 2
+fi
 SCALE=${1:-20}
 NP=${2:-2}
 RUNS=${3:-3}
@@ -23,13 +30,13 @@ command -v mpirun >/dev/null || { echo "kpart.sh: needs mpirun" >&2; exit 3; }
 "$BIN/kgen" -q -s "$SCALE" -o "$W/g.kg"
 bytes=$(wc -c <"$W/g.kg")
 cat "$W/g.kg" >/dev/null # in the page cache, as after kgen
-echo "kpart: scale $SCALE ($(awk -v b="$bytes" 'BEGIN { printf "%.0f MB", b / 1e6 }') edge file), $NP ranks (1x$NP grid), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "kpart: engine $ENGINE, scale $SCALE ($(awk -v b="$bytes" 'BEGIN { printf "%.0f MB", b / 1e6 }') edge file), $NP ranks (1x$NP grid), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
 best=
 for run in $(seq "$RUNS"); do
 	rm -rf "$W/p"
 	start=$(date +%s.%N)
 	mpirun -np "$NP" sh -c '/usr/bin/time -f "%M %U %S" -o "$0.rss.$OMPI_COMM_WORLD_RANK" "$@"' "$W/t" \
-		"$BIN/kpart" --json -R 1 -C "$NP" -o "$W/p" "$W/g.kg" >"$W/json"
+		"$BIN/kpart" --json --engine "$ENGINE" -R 1 -C "$NP" -o "$W/p" "$W/g.kg" >"$W/json"
 	end=$(date +%s.%N)
 	wall=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')
 	ct=$(sed 's/.*"construction_time":\([0-9.e-]*\).*/\1/' "$W/json")

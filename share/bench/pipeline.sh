@@ -3,7 +3,9 @@
 # kgen -s SCALE, kpart -R 1 -C 1 (the default order), kbfs -n ROOTS with
 # validation; one table row per stage with its wall time, the generation
 # and writing times kgen -v reports, and the search and validation totals
-# kbfs reports.  --engine goes to kgen and kbfs.  Builds nothing: run `make` first.
+# kbfs reports.  --engine goes to kgen, kpart and kbfs (kpart's auto is the
+# CPU until its device path is verified: give --engine cuda to time it).
+# Builds nothing: run `make` first.
 #
 #   share/bench/pipeline.sh [--engine cpu|cuda|auto] [--roots N] SCALE...
 #
@@ -51,7 +53,7 @@ for s in "${SCALES[@]}"; do
 	t0=$(now)
 	OMP_NUM_THREADS=$THREADS kgen -q -v --engine "$ENGINE" -s "$s" -o "$g" 2>"$log.kgen.err" || { echo "pipeline.sh: kgen -s $s failed (see $log.kgen.err)" >&2; exit 1; }
 	t1=$(now)
-	OMP_NUM_THREADS=$THREADS kpart -q -R 1 -C 1 -o "$p" "$g" 2>"$log.kpart.err" || { echo "pipeline.sh: kpart failed (see $log.kpart.err)" >&2; exit 1; }
+	OMP_NUM_THREADS=$THREADS kpart -q -v --engine "$ENGINE" -R 1 -C 1 -o "$p" "$g" 2>"$log.kpart.err" || { echo "pipeline.sh: kpart failed (see $log.kpart.err)" >&2; exit 1; }
 	t2=$(now)
 	# shellcheck disable=SC2086
 	OMP_NUM_THREADS=$THREADS kbfs --engine "$ENGINE" -n "$ROOTS" ${KBFS_ARGS:-} "$p" >"$log.kbfs.out" 2>"$log.kbfs.err" ||
@@ -67,7 +69,10 @@ for s in "${SCALES[@]}"; do
 		"$log.kgen.err" | awk -F';' -v s="$s" '{
 		printf "%-6s %-26s %10s  %s M edges/s, %s\n", s, "  of which generation", $2, $3, $1
 		printf "%-6s %-26s %10s\n", s, "  of which writing", $4 }'
-	printf '%-6s %-26s %10s\n' "$s" "kpart 1x1" "$(secs "$t1" "$t2")"
+	printf '%-6s %-26s %10s  %s\n' "$s" "kpart 1x1" "$(secs "$t1" "$t2")" "$(sed -n 's/^kpart: engine //p' "$log.kpart.err")"
+	# kpart -v: its steps, "kpart: STEP   T s"
+	sed -n 's/^kpart: \(open, pass 1\|pass 2\|sort, dedup\|tdeg\|CSR, rank files\)\([^0-9]*\) \([0-9.]*\) s.*/\1\2;\3/p' "$log.kpart.err" |
+		awk -F';' -v s="$s" '{ sub(/ +$/, "", $1); printf "%-6s %-26s %10s\n", s, "  " substr($1, 1, 24), $2 }'
 	printf '%-6s %-26s %10s  load, %s searches, validation\n' "$s" "kbfs" "$(secs "$t2" "$t3")" "$nb"
 	awk -v s="$s" -v n="$nb" -v t="$mt" -v v="$mv" -v h="$hm" 'BEGIN {
 		printf "%-6s %-26s %10.3f  %.3f ms each, %.1f GTEPS\n", s, "  of which searches", n * t, t * 1e3, h / 1e9

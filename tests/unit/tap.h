@@ -38,4 +38,19 @@ static inline int tap_done(void)
 	return tap_failed ? 1 : 0;
 }
 static inline void tap_diag(const char *s) { printf("# %s\n", s); }
+/* 1 when files a and b exist and hold the same bytes */
+static inline int tap_same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	int same = fa && fb;
+	for (int ca = 0, cb = 0; same && ca != EOF; same = ca == cb) {
+		ca = getc(fa);
+		cb = getc(fb);
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
 #endif

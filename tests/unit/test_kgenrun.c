@@ -114,19 +114,7 @@ static int run(int engine, kgen_device *d, int scale, uint64_t ef, int version, 
 /* 1 when the files hold the same bytes (rank 0 reads; every rank gets the answer). */
 static int same_files(const char *a, const char *b)
 {
-	uint64_t same = 0;
-	if (rank == 0) {
-		FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-		same = fa && fb;
-		for (int ca = 0, cb = 0; same && ca != EOF; same = ca == cb) {
-			ca = getc(fa);
-			cb = getc(fb);
-		}
-		if (fa)
-			fclose(fa);
-		if (fb)
-			fclose(fb);
-	}
+	uint64_t same = rank == 0 && tap_same_file(a, b);
 	kcomm_bcast(world, &same, sizeof same, 0);
 	return (int)same;
 }
