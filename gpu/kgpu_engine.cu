@@ -488,7 +488,7 @@ static void *tree_buf(kbfs_engine *e, enum kbfs_axis axis)
 	return kgpu_state_of(e)->slot[axis == KBFS_COL ? KS_VCOL : KS_VROW];
 }
 
-static void tree_check(kbfs_engine *e, uint64_t root, uint64_t out[4])
+static void tree_check(kbfs_engine *e, uint64_t root, uint64_t out[3])
 {
 	kgpu_tree_check(kgpu_state_of(e), root, out);
 }

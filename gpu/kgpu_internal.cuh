@@ -186,7 +186,7 @@ void kgpu_unpack(kgpu_state *st, enum kbfs_buf wire, size_t stride, size_t nseg,
 // result, and the check itself (kengine.h tree_check).
 void kgpu_valid_setup(kgpu_state *st);
 size_t kgpu_valid_out_bytes(void);
-void kgpu_tree_check(kgpu_state *st, u64 root, u64 out[4]);
+void kgpu_tree_check(kgpu_state *st, u64 root, u64 out[3]);
 // Read the counters (stream sync) into out fields; then zero them on device.
 void kgpu_counters_read(kgpu_state *st, kgpu_counters *out);
 

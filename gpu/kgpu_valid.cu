@@ -38,33 +38,25 @@ constexpr int VT_ITEMS = KGPU_VTILE / VT_THREADS;
 constexpr int VT_ROWS = 2 * KGPU_VTILE; // rows a tile may span to be staged in shared memory
 
 struct vout {
-	ull miss, reached, tdeg, maxl;
+	ull miss, reached, tdeg;
 };
 
 // lev[c] = level of column c (UNR unreached); a parent out of range or a
 // level the u16 cannot hold with room for d + 1 is a miss.
 __global__ void k_vlev(const u64 *__restrict__ col, uint16_t *__restrict__ lev, u64 ncols, u64 N, vout *out)
 {
-	u32 miss = 0, maxl = 0;
+	u32 miss = 0;
 	for (u64 c = blockIdx.x * (u64)blockDim.x + threadIdx.x; c < ncols; c += (u64)gridDim.x * blockDim.x) {
 		u64 e = col[c];
 		u32 l = UNR;
 		if (e != KBFS_NONE) {
 			l = (u32)(e >> KBFS_PARENT_BITS);
 			miss |= (e & KBFS_PARENT_MASK) >= N || l >= UNR - 1;
-			maxl = l > maxl ? l : maxl;
 		}
 		lev[c] = (uint16_t)l;
 	}
-	miss = __any_sync(KGPU_FULL, miss);
-	for (int o = 16; o; o >>= 1)
-		maxl = max(maxl, __shfl_down_sync(KGPU_FULL, maxl, o));
-	if (kgpu_lane() == 0) {
-		if (miss)
-			atomicOr(&out->miss, 1ull);
-		if (maxl)
-			atomicMax(&out->maxl, (ull)maxl);
-	}
+	if (__any_sync(KGPU_FULL, miss) && kgpu_lane() == 0)
+		atomicOr(&out->miss, 1ull);
 }
 
 // trow[t] = the row of entry t * KGPU_VTILE (the last row whose offset is
@@ -140,13 +132,13 @@ __global__ void __launch_bounds__(VT_THREADS)
 			for (; r >= seg_end; seg_end += nb)
 				voff += nb * (u64)(R - 1);
 			const u64 c = colidx[k];
-			if (col_first + c < r + voff) { // u < v: this entry tests the edge
+			const bool edge = col_first + c < r + voff; // u < v: this entry tests the edge
+			if (edge || c == pc) {
 				const u32 lc = lev[c];
-				miss |= d == UNR ? lc != UNR : lc == UNR || lc + 1 < d || lc > d + 1;
+				if (edge)
+					miss |= d == UNR ? lc != UNR : lc == UNR || lc + 1 < d || lc > d + 1;
 				if (c == pc && lc < d)
 					atomicOr((ull *)&tree[r >> 6], 1ull << (r & 63));
-			} else if (c == pc && lev[c] < d) {
-				atomicOr((ull *)&tree[r >> 6], 1ull << (r & 63));
 			}
 		}
 	}
@@ -182,7 +174,7 @@ __global__ void k_vrows(const u64 *__restrict__ row, const u64 *__restrict__ tre
 	kgpu_count(&out->tdeg, td);
 }
 
-template <typename Idx, typename Off> void check(kgpu_state *st, u64 root, u64 outv[4])
+template <typename Idx, typename Off> void check(kgpu_state *st, u64 root, u64 outv[3])
 {
 	const kgpu_geom &g = st->g;
 	cudaStream_t s = kgpu_queue(st);
@@ -215,7 +207,6 @@ template <typename Idx, typename Off> void check(kgpu_state *st, u64 root, u64 o
 	outv[0] = h->miss != 0;
 	outv[1] = h->reached;
 	outv[2] = h->tdeg;
-	outv[3] = h->maxl;
 }
 
 template <typename Off> void trow_build(kgpu_state *st)
@@ -237,7 +228,7 @@ void kgpu_valid_setup(kgpu_state *st)
 	st->g.off64 ? trow_build<u64>(st) : trow_build<u32>(st);
 }
 
-void kgpu_tree_check(kgpu_state *st, u64 root, u64 out[4])
+void kgpu_tree_check(kgpu_state *st, u64 root, u64 out[3])
 {
 	if (st->g.idx64)
 		st->g.off64 ? check<u64, u64>(st, root, out) : check<u64, u32>(st, root, out);

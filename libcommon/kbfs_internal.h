@@ -19,9 +19,8 @@ typedef struct kbfs_root {
 	uint64_t nedge, reached;
 	int maxdepth;
 	int valid;
-	int checked_on;     /* enum kbfs_validator: where the verdict was reached (DEVICE: the device's
-			     * check passed; HOST: kval decided, on its own or after a device miss) */
-	int device_miss;    /* the device's check failed and handed the tree to kval */
+	int device_miss;    /* the device's check failed and handed the tree to kval (with the
+			     * engine's check, a root without it was decided on the device) */
 	kbfs_level *lv;
 	size_t nlv;
 } kbfs_root;

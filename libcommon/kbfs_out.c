@@ -167,7 +167,7 @@ static void json_root(kjson_writer *w, const kbfs_run *r, size_t k)
 	if (r->o->validate) {
 		kjson_kv_double(w, "validate_time", rt->validate_time);
 		kjson_kv_bool(w, "valid", rt->valid);
-		kjson_kv_string(w, "validated_on", kbfs_validator_names[rt->checked_on]);
+		kjson_kv_string(w, "validated_on", r->eng.tree_check && !rt->device_miss ? "device" : "host");
 		kjson_kv_bool(w, "device_check_failed", rt->device_miss);
 	} else {
 		kjson_key(w, "validate_time");

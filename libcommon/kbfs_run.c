@@ -277,9 +277,8 @@ static int device_check(kbfs_run *r, const kbfs_root *rt, uint64_t claimed)
 		if (dst != pred)
 			r->tr.allgather(&r->tr, ax, pred, nb8, dst);
 	}
-	uint64_t out[4];
-	e->tree_check(e, rt->internal, out);
-	uint64_t red[3] = {out[0], out[1], out[2]};
+	uint64_t red[3];
+	e->tree_check(e, rt->internal, red);
 	kcomm_allreduce_u64(r->world, red, 3, KCOMM_SUM);
 	return red[0] == 0 && red[2] / 2 == claimed;
 }
@@ -339,10 +338,7 @@ static int run_one(kbfs_run *r, size_t k)
 	uint64_t claimed = rt->nedge + (hook_nedge && !strcmp(hook_nedge, "1"));
 	kval_result vr;
 	int bad = 0;
-	rt->checked_on = KBFS_VAL_HOST;
-	if (on_device && device_check(r, rt, claimed)) {
-		rt->checked_on = KBFS_VAL_DEVICE;
-	} else {
+	if (!on_device || !device_check(r, rt, claimed)) {
 		if (on_device) {
 			/* kval decides and names the failure */
 			rt->device_miss = 1;

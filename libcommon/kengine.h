@@ -215,12 +215,12 @@ struct kbfs_engine {
 	 * rank's share of kval_partition_packed's test of the claimed levels
 	 * (kval.h) on them and waits: out[0] = 1 when a check failed here
 	 * (0 otherwise), out[1] = reached owned vertices, out[2] = the sum
-	 * of their tdeg, out[3] = the largest level among the columns.  A
+	 * of their tdeg.  A
 	 * pass on every rank, with out[2] summed over the ranks equal to
 	 * twice the claimed edge count, proves the tree valid; anything else
 	 * is for kval to decide and name. */
 	void *(*tree_buf)(kbfs_engine *e, enum kbfs_axis axis);
-	void (*tree_check)(kbfs_engine *e, uint64_t root, uint64_t out[4]);
+	void (*tree_check)(kbfs_engine *e, uint64_t root, uint64_t out[3]);
 };
 
 /* ---- transport ---- */

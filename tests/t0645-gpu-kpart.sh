@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 need_gpu
 . "$TOP/tests/gpu/lib-gpu.sh"
-kgen --version | grep -q 'cuda=yes' || skip_all "this build has no CUDA engine"
+need_cuda_build
 gpu_only 1
 
 # same NAME GRID INPUT ARGS...: kpart ARGS on the GPU and on the CPU (2

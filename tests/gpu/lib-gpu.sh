@@ -10,6 +10,7 @@
 #   sub_tap NAME CMD...       run a TAP-printing CMD; one TAP line here with its
 #                             counts, its failures and timing lines as diagnostics
 #   kbfs_wired                kbfs --help lists the CUDA options (--kernel, --transport)
+#   need_cuda_build           skip_all unless the programs were built with the CUDA engine
 # Logs of every sub-run go to $OUT/gpu-tests/ when OUT is set.
 TB=$TOP/build/tests/gpu
 GPULOG=
@@ -102,4 +103,5 @@ sub_tap() {
 	return 0
 }
 
+need_cuda_build() { kgen --version | grep -q 'cuda=yes' || skip_all "this build has no CUDA engine"; }
 kbfs_wired() { kbfs --help 2>&1 | grep -q -- '--kernel' && kbfs --help 2>&1 | grep -q -- '--transport'; }
