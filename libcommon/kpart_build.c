@@ -225,9 +225,12 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 		kcomm_reduce_scatter_u64(colc, parts[0].pre, tdeg, (size_t)nb, KCOMM_SUM);
 	} else {
 		gt = kcalloc((size_t)N, 8);
-		for (int p = 0; p < nloc; p++)
-			for (uint64_t c = 0, c0 = kpart_col_first(&pl->g, parts[p].j); c < parts[p].b.ncols; c++)
-				gt[c0 + c] += parts[p].pre[c];
+		for (int p = 0; p < nloc; p++) {
+			uint64_t c0 = kpart_col_first(&pl->g, parts[p].j), *pre = parts[p].pre;
+#pragma omp parallel for schedule(static) if (parts[p].b.ncols > 65536)
+			for (uint64_t c = 0; c < parts[p].b.ncols; c++)
+				gt[c0 + c] += pre[c];
+		}
 	}
 	for (int p = 0; p < nloc; p++) {
 		free(parts[p].pre);
@@ -284,7 +287,8 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 		b->tdeg = kmalloc(kmul((size_t)nb, 8));
 		if (relabel || map)
 			b->orig = kmalloc(kmul((size_t)nb, 8));
-		for (uint64_t k = 0; k < nb; k++) {
+#pragma omp parallel for schedule(static) if (nb > 65536)
+		for (uint64_t k = 0; k < nb; k++) { /* np: a permutation */
 			uint64_t d = np ? np[k] : k;
 			b->tdeg[d] = t[k];
 			if (b->orig)

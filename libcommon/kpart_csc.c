@@ -6,6 +6,7 @@
 #include "kpart.h"
 #include "kpart_internal.h"
 #include "klog.h"
+#include "ksort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -260,15 +261,18 @@ void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, co
 void kpart_degree_order(const uint64_t *deg, uint64_t nb, uint64_t *newpos)
 {
 	uint64_t maxd = 0;
+#pragma omp parallel for schedule(static) reduction(max : maxd) if (nb > 65536)
 	for (uint64_t k = 0; k < nb; k++)
 		maxd = deg[k] > maxd ? deg[k] : maxd;
 	int db = kpart_bits_for(maxd + 1), kb = kpart_bits_for(nb);
 	KASSERT(db + kb <= 64);
 	uint64_t *key = kmalloc(kmul((size_t)nb, 16)), *tmp = key + nb;
+#pragma omp parallel for schedule(static) if (nb > 65536)
 	for (uint64_t k = 0; k < nb; k++)
 		key[k] = (maxd - deg[k]) << kb | k;
-	sort64(key, tmp, (size_t)nb, db + kb);
+	ksort_u64(key, tmp, (size_t)nb, db + kb); /* on all threads when large */
 	uint64_t kmask = kb == 64 ? UINT64_MAX : (UINT64_C(1) << kb) - 1;
+#pragma omp parallel for schedule(static) if (nb > 65536)
 	for (uint64_t k = 0; k < nb; k++)
 		newpos[key[k] & kmask] = k;
 	free(key);
