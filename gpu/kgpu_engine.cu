@@ -145,7 +145,7 @@ __global__ void k_narrow(const u64 *__restrict__ in, u32 *__restrict__ out, u64 
 static void upload_u64(kgpu_state *st, void *dst, const u64 *src, u64 n, int wide)
 {
 	if (wide) {
-		CUDA_CHECK(cudaMemcpyAsync(dst, src, n * 8, cudaMemcpyHostToDevice, st->s));
+		kgpu_copy_staged(dst, src, n * 8, cudaMemcpyHostToDevice, st->s);
 		return;
 	}
 	u64 stage_n = st->slot_bytes[KS_BUF0 + KBFS_WRECV] / 8;
@@ -298,12 +298,10 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	upload_u64(st, st->slot[KS_COLPTR], b->colptr, st->g.ncols + 1, st->g.off64);
 	upload_u64(st, st->slot[KS_ROWPTR], b->rowptr, st->g.nrows + 1, st->g.off64);
 	upload_u64(st, st->slot[KS_TDEG], b->tdeg, st->g.nb, st->g.tdeg64);
-	if (b->nnz) {
-		// on the engine's stream: a cudaMemcpy from pageable memory may return
-		// before its DMA is done, and would not order the kernels below after it
-		CUDA_CHECK(cudaMemcpyAsync(st->slot[KS_ROWIDX], b->rowidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s));
-		CUDA_CHECK(cudaMemcpyAsync(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s));
-	}
+	// on the engine's stream, finished when they return (staged through
+	// pinned buffers when large): the kernels below come after them
+	kgpu_copy_staged(st->slot[KS_ROWIDX], b->rowidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
+	kgpu_copy_staged(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
 	const int eb = kgpu_blocks(st->g.roww, 256, st->grid);
 	if (st->g.off64)
 		k_empty_rows<u64><<<eb, 256, 0, st->s>>>((const u64 *)st->slot[KS_ROWPTR], (u64 *)st->slot[KS_EMPTY],

@@ -52,6 +52,14 @@ int kgpu_gpu_sharers(void);
 void kgpu_mem_info(u64 *free_bytes, u64 *total_bytes);
 // The options kgpu_bind was first called with (defaults when none).
 const kgpu_opts *kgpu_bound_opts(void);
+// A copy of `bytes` between pageable host memory and the device (kind
+// cudaMemcpyHostToDevice or DeviceToHost), ordered after the work queued
+// on stream s and finished when it returns.  Large copies go through two
+// pinned staging buffers: the host side on all OpenMP threads (so the page
+// faults of fresh memory are taken in parallel), overlapped with the DMA
+// of the other buffer; small ones, or KBFS_CUDA_STAGED=0, are one
+// cudaMemcpyAsync.  Returns 1 when staged.
+int kgpu_copy_staged(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s);
 
 // ---- geometry --------------------------------------------------------------
 enum { KGPU_TILE_WORDS = 32,  // words of a bitmap tile (one warp, one word a lane)

@@ -170,10 +170,7 @@ static void dev_release(kpart_device *d, void *p) { CUDA_CHECK(cudaFree(p)); }
 static void copy(kpart_device *d, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
 {
 	double t0 = ktime();
-	if (bytes) {
-		CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, Q(d)->st));
-		CUDA_CHECK(cudaStreamSynchronize(Q(d)->st));
-	}
+	kgpu_copy_staged(dst, src, bytes, kind, Q(d)->st);
 	Q(d)->copy_s += ktime() - t0;
 }
 

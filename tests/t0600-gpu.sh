@@ -44,6 +44,8 @@ for g in $RARE; do
 		prun "$g" env KBFS_CUDA_TD_CHUNK=3 "$TB/test_engine" --configs quick --roots 3 --kernels lb,vbfs "$P12"
 	sub_tap "engine $g: u64 offsets on the device (KBFS_CUDA_OFF64=1)" \
 		prun "$g" env KBFS_CUDA_OFF64=1 "$TB/test_engine" --configs quick --roots 3 "$P12"
+	sub_tap "engine $g: the partition copied through pinned buffers of 4000 bytes (KBFS_CUDA_STAGED=4000)" \
+		prun "$g" env KBFS_CUDA_STAGED=4000 "$TB/test_engine" --configs quick --roots 3 "$P12"
 	part 12 "$g" --wide
 	sub_tap "engine $g: u64 local indices (kpart --wide)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 "$PART"

@@ -23,6 +23,9 @@ done
 sub_tap "compute-sanitizer memcheck: engine with pieces of 1 word and u64 offsets" \
 	env KBFS_CUDA_TD_CHUNK=1 KBFS_CUDA_OFF64=1 "$CS" --tool memcheck --error-exitcode 99 \
 	"$TB/test_engine" --configs quick --roots 2 "$P"
+sub_tap "compute-sanitizer memcheck: engine with the partition copied through pinned buffers of 4000 bytes" \
+	env KBFS_CUDA_STAGED=4000 "$CS" --tool memcheck --error-exitcode 99 \
+	"$TB/test_engine" --configs quick --roots 2 "$P"
 if have_mpi; then
 	part 12 2x2
 	sub_tap "compute-sanitizer memcheck: engine 2x2 scale 12 (4 ranks on one GPU)" \
