@@ -265,6 +265,7 @@ typedef struct kpart_build_stats {
 	const char *engine;  /* "cpu" or the device's name */
 	uint64_t dev_pieces; /* device: pieces this rank's CSCs were built in */
 	int dev_finished;    /* device: this rank's parts relabelled and transposed there */
+	uint64_t dev_on_host; /* device, --engine auto: this rank's parts too large for it, built on the host */
 } kpart_build_stats;
 
 /* Build the partition; collective over comm (size 1, or R*C ranks).

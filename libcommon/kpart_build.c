@@ -339,13 +339,18 @@ static int pick_engine(kcomm *comm, const kpart_opts *o, kpart_devbuild *db, con
 	int me = kcomm_rank(comm);
 	kpart_device *d = o->dev;
 	*name = "cpu";
-	if (o->engine != KBFS_ENGINE_CUDA) {
+	if (o->engine == KBFS_ENGINE_CPU) { /* (CUDA not even asked) */
 		if (me == 0)
-			kinfo("engine cpu%s", o->engine == KBFS_ENGINE_AUTO ? " (auto: kpart's device path is not the default yet)" : "");
+			kinfo("engine cpu");
 		return 0;
 	}
 	char why[96];
 	kcomm_device_why(comm, d && d->built, d && d->built && d->count() > 0, why, sizeof why);
+	if (*why && o->engine == KBFS_ENGINE_AUTO) {
+		if (me == 0)
+			kinfo("engine cpu (%s)", why);
+		return 0;
+	}
 	if (*why) {
 		if (me == 0)
 			kerror("--engine cuda: %s: use --engine cpu", why);
@@ -357,6 +362,7 @@ static int pick_engine(kcomm *comm, const kpart_opts *o, kpart_devbuild *db, con
 	memset(db, 0, sizeof *db);
 	db->d = d;
 	db->part = -1;
+	db->fallback = o->engine == KBFS_ENGINE_AUTO;
 	*name = d->name;
 	if (me == 0)
 		kinfo("engine %s", d->name);
@@ -549,8 +555,8 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	for (int p = 0; p < nloc && !rc; p++) {
 		if (db)
 			rc = kpart_dev_csc(&pl, &parts[p], db, nloc == 1);
-		else
-			kpart_build_csc(&pl, &parts[p]);
+		if (!db || rc < 0) /* (auto: a part the device cannot hold) */
+			kpart_build_csc(&pl, &parts[p]), rc = 0;
 	}
 	if ((rc = kcomm_agree(comm, rc)))
 		goto out;
@@ -627,12 +633,14 @@ out:
 		kpart_devbuild_drop(db);
 		db->d->times(db->d, &dev[0], &dev[1]);
 		if (me == 0 && klog_verbose())
-			kinfo("device %s: CSC in %llu piece(s), %d part(s) finished there; %.3f s in its calls, of which "
-			      "%.3f s computing and %.3f s copying",
-			      db->d->name, (unsigned long long)db->pieces, db->finished, db->seconds, dev[0], dev[1]);
+			kinfo("device %s: CSC in %llu piece(s), %d part(s) finished there, %llu built on the host; %.3f s "
+			      "in its calls, of which %.3f s computing and %.3f s copying",
+			      db->d->name, (unsigned long long)db->pieces, db->finished, (unsigned long long)db->on_host,
+			      db->seconds, dev[0], dev[1]);
 		db->d->close(db->d);
 		st->dev_pieces = db->pieces;
 		st->dev_finished = db->finished;
+		st->dev_on_host = db->on_host;
 	}
 	kpart_source_close(&s);
 	kedge_close(r);

@@ -99,6 +99,13 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 	 * starts, then the pieces' buffers in what is left */
 	uint64_t fixed = 8 * ncols + 8 * (ncols + 1) + 8 * (nbk + 1), avail = d->avail(d);
 	uint64_t room = avail > fixed ? avail - fixed : 0, nmax = piece_max(db, room, E, m);
+	if ((nmax < maxb || avail < fixed) && db->fallback) { /* auto: the host builds this part */
+		char a[32];
+		kinfo("%s: %s free: block (%d,%d) is built on the host (--engine auto)", d->where(d),
+		      kpart_human_bytes(a, sizeof a, avail), pt->i, pt->j);
+		db->on_host++;
+		return -1;
+	}
 	if (nmax < maxb || avail < fixed) {
 		char a[32], b[32], c[32];
 		kerror("%s: %s free for kpart, but the sort buffers of the largest bucket (%llu keys: %s) and "

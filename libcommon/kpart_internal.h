@@ -102,9 +102,13 @@ typedef struct kpart_devbuild {
 	uint64_t pieces;      /* pieces the CSCs were built in */
 	int finished;         /* parts whose relabelling and CSR the device made */
 	double seconds;       /* host time in these calls */
+	int fallback;         /* --engine auto: a part that does not fit is built on the host */
+	uint64_t on_host;     /* parts whose CSC the host built that way */
 } kpart_devbuild;
 /* The CSC of pt (as kpart_build_csc); keep: its keys may stay on the
- * device for kpart_dev_finish.  0 or KEXIT_RESOURCE after kerror(). */
+ * device for kpart_dev_finish.  0 or KEXIT_RESOURCE after kerror() when
+ * not even one bucket fits; -1 instead (nothing said, nothing changed)
+ * with db->fallback, for the host to build it. */
 int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep);
 /* With colperm and rowperm, the CSC renamed (as kpart_remap_csc); then
  * b->rowptr and b->colidx, the CSR (as kpart_transpose).  0, or -1 when it

@@ -116,20 +116,21 @@ ok "--json: one JSON object with construction_time" grep -q '"construction_time"
 run_ok "-v" kpart -v -R 1 -C 2 -o "$T/v" "$T/g10.kg"
 ok "-v: phase timings on stderr" grep -q "sort, dedup" "$T/err"
 
-# --engine: cpu and auto (the CPU, until the device path has run on a GPU)
-# build the default's files; cuda without a GPU is refused (t0645 compares
-# the GPU's files with these; test_kpartdev the device path on a host model)
+# --engine: cpu and auto build the default's files; without a GPU auto is
+# the CPU and cuda is refused (t0645 compares the GPU's files with the
+# CPU's; test_kpartdev the device path and auto's choice on a host model)
 same_files() { (cd "$1" && for f in manifest rank-*.kpart; do cmp -s "$f" "$2/$f" || exit 1; done); }
 kpart -q -R 2 -C 2 -o "$T/e-def" "$T/g10.kg"
 run_ok "--engine cpu" kpart --engine cpu -R 2 -C 2 -o "$T/e-cpu" "$T/g10.kg"
 ok "--engine cpu: the default's files" same_files "$T/e-def" "$T/e-cpu"
 ok "build-info names the engine" grep -q '^engine = cpu$' "$T/e-cpu/build-info"
 run_ok "--engine auto -v" kpart -v --engine=auto -R 2 -C 2 -o "$T/e-auto" "$T/g10.kg"
-stderr_has "engine cpu (auto" "auto builds on the CPU, and -v says why"
 ok "--engine auto: the default's files" same_files "$T/e-def" "$T/e-auto"
 if have_gpu; then
+	stderr_has "engine cuda" "auto with a GPU builds on it, and -v says so"
 	skip "GPU present: --engine cuda is tested by t0645-gpu-kpart.sh"
 else
+	stderr_has "engine cpu (" "auto without a GPU builds on the CPU, and -v says why"
 	must_fail 4 "--engine cuda without a GPU: exit 4" kpart --engine cuda -R 2 -C 2 -o "$T/e-cuda" "$T/g10.kg"
 	stderr_has "use --engine cpu" "the refusal says to use --engine cpu"
 	ok "the refused run leaves nothing" sh -c "! ls -d '$T'/e-cuda* 2>/dev/null | grep -q ."

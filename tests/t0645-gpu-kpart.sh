@@ -4,8 +4,10 @@
 # relabel degree and none, --wide, an imported graph with an id map, a
 # compressed edge file, standard input, one process and mpirun (the ranks
 # sharing the GPU); a small device (KBFS_CUDA_FREE_BYTES) sorts in pieces
-# with the same files; one too small for a bucket is refused before
-# allocating; -v reports the device's times; compute-sanitizer finds
+# with the same files, and so do copies through small pinned buffers
+# (KBFS_CUDA_STAGED); one too small for a bucket is refused before
+# allocating (auto builds there on the host, the same files); auto is the
+# GPU; -v reports the device's times; compute-sanitizer finds
 # nothing.  Without a GPU: test_kpartdev runs the device path on a host
 # model of the device (make test), t0300 checks the refusal.
 . "$(dirname "$0")/lib.sh"
@@ -61,6 +63,9 @@ ok "an imported graph with an id map, 1x2" same sparse 1x2 "$T/sparse.kg"
 ok "an imported graph, 1x1, --relabel none" same sparse1 1x1 "$T/sparse.kg" --relabel none
 ok "a compressed edge file, 2x2" same z 2x2 "$T/z.kg"
 ok "standard input, 2x2" same stdin 2x2 -
+CUDA_ENV="KBFS_CUDA_STAGED=4000" ok "copies through pinned buffers of 4000 bytes (KBFS_CUDA_STAGED=4000), 2x2" \
+	same staged 2x2 "$T/s12.kg"
+CUDA_ENV="KBFS_CUDA_STAGED=0" ok "plain copies (KBFS_CUDA_STAGED=0), 2x2" same plain 2x2 "$T/s12.kg"
 graph 18
 ok "scale 18, 1x1" same s18 1x1 "$T/s18.kg"
 ok "scale 18, 2x2, --relabel none" same s18n 2x2 "$T/s18.kg" --relabel none
@@ -96,6 +101,14 @@ must_fail 4 "a GPU with 1 MB free: exit 4 before allocating" \
 stderr_has "do not fit" "the refusal names what does not fit"
 stderr_has "--engine cpu" "the refusal says what to do"
 ok "nothing left after the refusal" sh -c "! ls -d '$T'/none* 2>/dev/null | grep -q ."
+rm -rf "$T/c" "$T/a"
+OMP_NUM_THREADS=2 kpart -q --engine cpu -R 2 -C 2 -o "$T/c" "$T/s14.kg"
+KBFS_CUDA_FREE_BYTES=1000000 run_ok "auto with 1 MB free: built on the host" kpart -v -R 2 -C 2 -o "$T/a" "$T/s14.kg"
+stderr_has "built on the host (--engine auto)" "... -v names the blocks built on the host"
+ok "... the CPU's files" sh -c "cd '$T/c' && for f in manifest rank-*; do cmp -s \$f '$T/a/'\$f || exit 1; done"
+run_ok "auto (the default) on the GPU" kpart -v -R 2 -C 2 -o "$T/a2" "$T/s14.kg"
+stderr_has "engine cuda" "... -v says it built on the GPU"
+ok "... the CPU's files" sh -c "cd '$T/c' && for f in manifest rank-*; do cmp -s \$f '$T/a2/'\$f || exit 1; done"
 
 # compute-sanitizer: whole block and pieces
 CS=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")

@@ -13,7 +13,8 @@
  * whole block on the device, with the CSC in pieces (a small device: the
  * relabelling and CSR then on the host) and in pieces of one bucket; a
  * device too small for one bucket is refused (exit 4, nothing on disk);
- * the engine choice (auto is the CPU for now; cuda without a device, or
+ * the engine choice (auto: the device when every rank sees one, a block too
+ * large for it on the host; cuda without a device, or
  * in a build without it: exit 4).  Under mpirun (t0302) the grids are the
  * ranks' own.
  */
@@ -281,6 +282,7 @@ static uint64_t total(uint64_t x)
 }
 
 static uint64_t pieces; /* the last build's CSC pieces, summed over the ranks */
+static uint64_t onhost; /* the last build's blocks built on the host by auto's fallback, summed */
 
 static int build(const char *in, const char *out, int R, int C, int relabel, int wide, int engine, kpart_device *d)
 {
@@ -289,6 +291,7 @@ static int build(const char *in, const char *out, int R, int C, int relabel, int
 	kpart_build_stats st;
 	int rc = kpart_build(world, &o, &st);
 	pieces = total(st.dev_pieces);
+	onhost = total(st.dev_on_host);
 	return rc;
 }
 
@@ -385,9 +388,24 @@ static void check_refusals(const char *in, int R, int C)
 	ok(rc == KEXIT_RESOURCE && !exists(b) && total(m.bad) == 0 && total(m.used) == 0,
 	   "%dx%d: a device of 4 KB (not one bucket) is refused: exit 4, nothing on disk, nothing left allocated", R,
 	   C);
+	char a[128];
+	snprintf(a, sizeof a, "%s/ref", dir);
+	mock_device(&d, &m, 1, BIG);
+	int rc0 = build(in, a, R, C, 1, 0, KBFS_ENGINE_CPU, &d);
+	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_AUTO, &d);
+	ok(rc0 == 0 && rc == 0 && total(m.calls) > 0 && total(m.opened) == (uint64_t)P && onhost == 0 &&
+	       same_part(a, b, R * C),
+	   "%dx%d: auto with a device on every rank builds there, the CPU's files", R, C);
+	mock_device(&d, &m, 1, 4096);
+	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_AUTO, &d);
+	ok(rc == 0 && onhost == (uint64_t)(R * C) && total(m.bad) == 0 && total(m.used) == 0 && same_part(a, b, R * C),
+	   "%dx%d: auto with a device of 4 KB builds every block on the host: exit 0, the CPU's files", R, C);
+	visible = P > 1 && rank == 0;
 	mock_device(&d, &m, 1, BIG);
 	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_AUTO, &d);
-	ok(rc == 0 && total(m.calls) == 0 && total(m.opened) == 0, "auto builds on the CPU (for now)");
+	ok(rc == 0 && total(m.opened) == 0 && same_part(a, b, R * C),
+	   "%dx%d: auto when a rank sees no device: the CPU, nothing opened", R, C);
+	visible = 1;
 	visible = P > 1 && rank == 0; /* with one rank: none at all */
 	mock_device(&d, &m, 1, BIG);
 	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_CUDA, &d);
