@@ -38,6 +38,15 @@ int kpart_estimate_make(uint64_t nv, uint64_t M, int R, int C, kpart_estimate *e
 	/* kedge(5): header and provenance (~300 bytes), the records, the trailer */
 	e->edge_file_bytes = 300 + 2 * M * (nv > UINT32_MAX ? 8 : 4) + 20;
 	e->device_bytes = kpart_device_bytes(&e->g, e->nnz_rank, e->idx64);
+	/* kpart on the device (kpart_devbuild.c), the block in one piece: the
+	 * keys and their sort buffer (16 B an entry), CUB's scratch (allowed
+	 * n/16 bytes: a few per tile of thousands of keys), two column counts
+	 * and the bucket starts for the CSC; the permutations and the row
+	 * counts for the relabelling and the CSR.  The larger of the two. */
+	uint64_t n = e->nnz_rank, keys = 16 * n + n / 16 + ((uint64_t)1 << 20);
+	uint64_t csc = keys + 16 * (ncols + 1) + 8 * (ncols + 1), big = ncols > nrows ? ncols : nrows;
+	uint64_t fin = keys + 8 * (big + 1) + 8 * (ncols + nrows);
+	e->build_device_bytes = csc > fin ? csc : fin;
 	return 0;
 }
 
@@ -102,6 +111,7 @@ void kpart_estimate_json(FILE *fp, const kpart_estimate *e, uint64_t gpu_bytes)
 	kjson_kv_uint(w, "edge_file_bytes", e->edge_file_bytes);
 	kjson_kv_uint(w, "rank_file_bytes_max", e->rank_file_bytes);
 	kjson_kv_uint(w, "device_bytes_max", e->device_bytes);
+	kjson_kv_uint(w, "build_device_bytes_max", e->build_device_bytes);
 	if (gpu_bytes) {
 		int R, C;
 		kjson_kv_uint(w, "gpu_bytes", gpu_bytes);
@@ -133,6 +143,9 @@ void kpart_estimate_print(FILE *fp, const char *what, const kpart_estimate *e, u
 		e->idx64 ? "64-bit" : "32-bit");
 	fprintf(fp, "  device memory per GPU   up to %s (kbfs --engine cuda, one rank per GPU)\n",
 		kpart_human_bytes(a, sizeof a, e->device_bytes));
+	fprintf(fp, "  kpart on the GPU        up to %s per GPU for a block in one piece (--engine cuda; "
+		    "with less, it sorts in pieces)\n",
+		kpart_human_bytes(a, sizeof a, e->build_device_bytes));
 	fprintf(fp, "  (upper estimates from the sizes alone: every tuple stored twice%s; kbfs --dry-run on "
 		    "the partition gives the exact plan)\n",
 		P > 1 ? ", the busiest rank 15% above the mean" : "");

@@ -101,6 +101,9 @@ must_fail 4 "a GPU with 1 MB free: exit 4 before allocating" \
 stderr_has "do not fit" "the refusal names what does not fit"
 stderr_has "--engine cpu" "the refusal says what to do"
 ok "nothing left after the refusal" sh -c "! ls -d '$T'/none* 2>/dev/null | grep -q ."
+est=$(kpart --dry-run --json -R 1 -C 1 "$T/s18.kg" | sed -n 's/^ *"build_device_bytes_max": *\([0-9]*\).*/\1/p')
+KBFS_CUDA_FREE_BYTES=$est kpart -v --engine cuda -R 1 -C 1 -o "$T/est" "$T/s18.kg" 2>"$T/err"
+ok "with --dry-run's estimate free ($est bytes), scale 18 1x1 is built in one piece" grep -q 'CSC in 1 piece' "$T/err"
 rm -rf "$T/c" "$T/a"
 OMP_NUM_THREADS=2 kpart -q --engine cpu -R 2 -C 2 -o "$T/c" "$T/s14.kg"
 KBFS_CUDA_FREE_BYTES=1000000 run_ok "auto with 1 MB free: built on the host" kpart -v -R 2 -C 2 -o "$T/a" "$T/s14.kg"
