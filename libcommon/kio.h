@@ -61,6 +61,19 @@ int kio_seekable(const kio_in *in);
  * counts from the input's first byte (standard input may start inside a
  * file). */
 int kio_pread(kio_in *in, void *buf, size_t n, uint64_t off, const char *what);
+/* Parallel positioned reads.  n bytes at off (counted as for kio_pread)
+ * into dst, read by all OpenMP threads in pieces of KIO_PIECE bytes: each
+ * thread reads, and so first touches, its own pieces of dst and computes
+ * their CRC; the pieces' CRCs are merged in order, extending *crc (the CRC
+ * of the bytes before) to cover these n bytes too.  Errors as kio_pread's
+ * (a short file is "truncated", naming what; the first failing piece is
+ * the one reported).  The input must be seekable. */
+#define KIO_PIECE ((size_t)8 << 20)
+int kio_pread_crc(kio_in *in, void *dst, size_t n, uint64_t off, uint32_t *crc, const char *what);
+/* The next n bytes of the stream into dst, *crc extended as above: with
+ * kio_pread_crc (the stream then moved past them) where the input is
+ * seekable, else with kio_read_exact in chunks.  Errors as kio_read_exact's. */
+int kio_read_crc(kio_in *in, void *dst, size_t n, uint32_t *crc, const char *what);
 /* Bytes consumed so far from the stream (decompressed). */
 uint64_t kio_tell(const kio_in *in);
 /* Size of the underlying file if regular (from the input's first byte to
@@ -77,6 +90,11 @@ typedef struct kio_out kio_out;
  * force.  Files other than "-" are written to a temporary sibling. */
 kio_out *kio_open_out(const char *path, int binary, int force);
 int kio_write(kio_out *out, const void *buf, size_t n);
+/* pwrite(2) of n bytes from p at offset off of fd, looping on short
+ * writes, on all OpenMP threads in pieces of KIO_PIECE bytes; *crc (when
+ * not NULL) extended with their CRC, merged in order.  0, or -1 with errno
+ * set (the first failing piece's); nothing is reported. */
+int kio_pwrite_crc(int fd, const void *p, size_t n, uint64_t off, uint32_t *crc);
 int kio_printf(kio_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Flush, close and rename into place; frees out.  Returns 0 or KEXIT_IO. */
 int kio_commit(kio_out *out);

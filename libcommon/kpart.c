@@ -416,16 +416,8 @@ static int read_array(kio_in *in, void *dst, uint64_t n, int mw, int fw, uint32_
 {
 	unsigned char *d = dst;
 	if (HOST_LE && mw == fw) {
-		uint64_t bytes = n * (uint64_t)fw;
-		for (uint64_t off = 0; off < bytes;) {
-			size_t k = bytes - off > ((size_t)1 << 28) ? (size_t)1 << 28 : (size_t)(bytes - off);
-			int rc = kio_read_exact(in, d + off, k, what);
-			if (rc)
-				return rc;
-			*crc = kio_crc32(*crc, d + off, k);
-			off += k;
-		}
-		return 0;
+		/* a regular file is read on all threads (kio_read_crc) */
+		return kio_read_crc(in, d, (size_t)(n * (uint64_t)fw), crc, what);
 	}
 	enum { CH = 1 << 22 };
 	unsigned char *buf = kmalloc((n < CH ? (size_t)n : CH) * 8 + 8); /* no more than the array */
@@ -454,21 +446,24 @@ static int offsets_ok(const uint64_t *p, uint64_t n, uint64_t nnz)
 {
 	if (p[0] != 0 || p[n] != nnz)
 		return 0;
+	int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n > 65536)
 	for (uint64_t k = 0; k < n; k++)
-		if (p[k + 1] < p[k])
-			return 0;
-	return 1;
+		bad |= p[k + 1] < p[k];
+	return !bad;
 }
 
 static int indices_ok(const void *a, int w, uint64_t n, uint64_t lim)
 {
-	uint64_t bad = 0;
+	int bad = 0;
 	if (w == 4) {
 		const uint32_t *x = a;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n > 65536)
 		for (uint64_t k = 0; k < n; k++)
 			bad |= x[k] >= lim;
 	} else {
 		const uint64_t *x = a;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n > 65536)
 		for (uint64_t k = 0; k < n; k++)
 			bad |= x[k] >= lim;
 	}
