@@ -329,13 +329,26 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	free(ps);
 }
 
+/* memcpy on all threads, KIO_PIECE bytes a piece (into a fresh mapping,
+ * each thread takes its own pages' faults) */
+static void copy_par(void *dst, const void *src, size_t n)
+{
+	size_t np = n / KIO_PIECE + (n % KIO_PIECE != 0);
+#pragma omp parallel for schedule(dynamic, 1) if (np > 1)
+	for (size_t p = 0; p < np; p++) {
+		size_t at = p * KIO_PIECE;
+		memcpy((char *)dst + at, (const char *)src + at, n - at < KIO_PIECE ? n - at : KIO_PIECE);
+	}
+}
+
 /* n integers of mw bytes into dst as fw-byte little-endian integers */
 static void put_array(unsigned char *dst, const void *a, uint64_t n, int mw, int fw)
 {
 	if (HOST_LE && mw == fw) {
-		memcpy(dst, a, (size_t)(n * (uint64_t)fw));
+		copy_par(dst, a, (size_t)(n * (uint64_t)fw));
 		return;
 	}
+#pragma omp parallel for schedule(static) if (n > 65536)
 	for (uint64_t k = 0; k < n; k++) {
 		uint64_t v = mw == 8 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
 		if (fw == 8)
@@ -381,24 +394,6 @@ static void rank_trailer(unsigned char *t, uint64_t nnz, uint32_t crc)
  * no copy through write(2).  Returns -1 (nothing reported) where the file
  * system cannot do this, for the caller to write the plain way.
  */
-static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t w = pwrite(fd, p, n > ((size_t)1 << 30) ? (size_t)1 << 30 : n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		p = (const char *)p + w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
 			uint64_t *rp, uint32_t *crc, double *csr)
 {
@@ -417,27 +412,27 @@ static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), b0 = o_rowptr / pg * pg;
 	unsigned char h[KPART_HEADER_BYTES];
 	rank_header(h, b, flags);
-	*crc = kio_crc32(0, h, sizeof h);
-	if (pwrite_all(fd, h, sizeof h, 0))
+	*crc = 0;
+	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc))
 		goto fail;
 	if (ow == 8) {
-		*crc = kio_crc32(*crc, b->colptr, (size_t)(b->ncols + 1) * 8);
-		if (pwrite_all(fd, b->colptr, (size_t)(b->ncols + 1) * 8, o_colptr))
+		if (kio_pwrite_crc(fd, b->colptr, (size_t)(b->ncols + 1) * 8, o_colptr, crc))
 			goto fail;
 	} else {
-		enum { CH = 1 << 14 };
-		uint32_t buf[CH];
-		for (uint64_t k0 = 0; k0 <= b->ncols; k0 += CH) {
-			size_t n = b->ncols + 1 - k0 > CH ? CH : (size_t)(b->ncols + 1 - k0);
-			for (size_t e = 0; e < n; e++)
-				buf[e] = (uint32_t)b->colptr[k0 + e];
-			*crc = kio_crc32(*crc, buf, n * 4);
-			if (pwrite_all(fd, buf, n * 4, o_colptr + 4 * k0))
-				goto fail;
+		/* narrowed a slice at a time (no second whole copy) */
+		uint64_t n = b->ncols + 1, CH = n < (UINT64_C(1) << 24) ? n : UINT64_C(1) << 24;
+		uint32_t *buf = kmalloc((size_t)CH * 4);
+		int bad = 0;
+		for (uint64_t k0 = 0; k0 < n && !bad; k0 += CH) {
+			size_t k = n - k0 < CH ? (size_t)(n - k0) : (size_t)CH;
+			put_array((unsigned char *)buf, b->colptr + k0, k, 8, 4);
+			bad = kio_pwrite_crc(fd, buf, k * 4, o_colptr + 4 * k0, crc);
 		}
+		free(buf);
+		if (bad)
+			goto fail;
 	}
-	*crc = kio_crc32(*crc, b->rowidx, (size_t)b->nnz * 4);
-	if (pwrite_all(fd, b->rowidx, (size_t)b->nnz * 4, o_rowidx))
+	if (kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * 4, o_rowidx, crc))
 		goto fail;
 	unsigned char *w = mmap(NULL, (size_t)(size - b0), PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)b0);
 	if (w == MAP_FAILED)
@@ -447,9 +442,9 @@ static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t
 	kpart_transpose(b, rp, AT(o_colidx));
 	*csr = ktime() - t0;
 	put_array(AT(o_rowptr), rp, b->nrows + 1, 8, ow);
-	memcpy(AT(o_tdeg), b->tdeg, (size_t)b->g.nb * 8);
+	copy_par(AT(o_tdeg), b->tdeg, (size_t)b->g.nb * 8);
 	if (b->orig)
-		memcpy(AT(o_orig), b->orig, (size_t)b->g.nb * 8);
+		copy_par(AT(o_orig), b->orig, (size_t)b->g.nb * 8);
 	uint64_t end = size - KPART_TRAILER_BYTES;
 	*crc = kio_crc32(*crc, AT(o_rowptr), (size_t)(end - o_rowptr));
 	rank_trailer(AT(end), b->nnz, *crc);
