@@ -14,6 +14,7 @@ enum {
 	TRAILER = 20,
 	BLOCK_EDGES = 1 << 18,
 	BLOCK_BYTES = BLOCK_EDGES * 16, /* the most raw bytes in a compressed block */
+	RAW_SLAB_EDGES = 1 << 24,       /* the most edges encoded at once, uncompressed */
 	MAX_PROV = 1 << 20,
 	MAP_CHUNK = 1 << 17,            /* map entries read at a time */
 	ZRATIO = 1032,                  /* deflate never inflates one byte to more than this */
@@ -160,12 +161,15 @@ static void decode(const unsigned char *b, size_t n, unsigned idb, uint64_t *uv)
 
 static void encode(const uint64_t *uv, size_t n, unsigned idb, unsigned char *b)
 {
-	if (idb == 4)
+	if (idb == 4) {
+#pragma omp parallel for schedule(static) if (n > 65536)
 		for (size_t k = 0; k < 2 * n; k++)
 			kio_put32(b + 4 * k, (uint32_t)uv[k]);
-	else
+	} else {
+#pragma omp parallel for schedule(static) if (n > 65536)
 		for (size_t k = 0; k < 2 * n; k++)
 			kio_put64(b + 8 * k, uv[k]);
+	}
 }
 
 /* A regular file must be able to hold what the header announces before
@@ -650,16 +654,23 @@ int kedge_write(kedge_writer *w, const uint64_t *uv, size_t n)
 {
 	if (n > w->info.ne - w->written)
 		KBUG("more edges written than announced");
-	size_t rec = 2 * (size_t)w->info.idbytes;
+	/* deflate blocks hold BLOCK_EDGES; raw edges go out in slabs of up to
+	 * RAW_SLAB_EDGES, encoded and written on all threads */
+	size_t rec = 2 * (size_t)w->info.idbytes, most = w->compress ? BLOCK_EDGES : RAW_SLAB_EDGES;
 	while (n) {
-		size_t k = n > BLOCK_EDGES ? BLOCK_EDGES : n;
+		size_t k = n > most ? most : n;
 		if (k * rec > w->cap) {
-			w->cap = (size_t)BLOCK_EDGES * rec;
+			w->cap = (k > BLOCK_EDGES ? k : BLOCK_EDGES) * rec;
 			w->buf = krealloc(w->buf, w->cap);
 		}
 		encode(uv, k, w->info.idbytes, w->buf);
-		w->crc = kio_crc32(w->crc, w->buf, k * rec);
-		int rc = w->compress ? write_zblock(w, w->buf, k * rec) : kio_write(w->out, w->buf, k * rec);
+		int rc;
+		if (w->compress) {
+			w->crc = kio_crc32(w->crc, w->buf, k * rec);
+			rc = write_zblock(w, w->buf, k * rec);
+		} else {
+			rc = kio_write_crc(w->out, w->buf, k * rec, &w->crc);
+		}
 		if (rc)
 			return rc;
 		w->written += k;

@@ -789,6 +789,24 @@ int kio_pwrite_crc(int fd, const void *buf, size_t n, uint64_t off, uint32_t *cr
 	return r ? -1 : 0;
 }
 
+int kio_write_crc(kio_out *o, const void *buf, size_t n, uint32_t *crc)
+{
+	if (!o->tmp || n < 2 * KIO_PIECE || o->failed) {
+		*crc = kio_crc32(*crc, buf, n);
+		return kio_write(o, buf, n);
+	}
+	/* the stream flushed, the bytes written where it stands, the stream
+	 * moved past them */
+	off_t at = fflush(o->fp) ? -1 : ftello(o->fp);
+	if (at < 0 || kio_pwrite_crc(fileno(o->fp), buf, n, (uint64_t)at, crc) ||
+	    fseeko(o->fp, at + (off_t)n, SEEK_SET)) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		o->failed = 1;
+		return KEXIT_IO;
+	}
+	return 0;
+}
+
 int kio_printf(kio_out *o, const char *fmt, ...)
 {
 	if (o->failed)

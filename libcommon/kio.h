@@ -90,6 +90,10 @@ typedef struct kio_out kio_out;
  * force.  Files other than "-" are written to a temporary sibling. */
 kio_out *kio_open_out(const char *path, int binary, int force);
 int kio_write(kio_out *out, const void *buf, size_t n);
+/* kio_write, *crc extended with the bytes' CRC; a large write to a file
+ * (not "-", a device or a pipe) goes through kio_pwrite_crc at the
+ * stream's position, on all threads. */
+int kio_write_crc(kio_out *out, const void *buf, size_t n, uint32_t *crc);
 /* pwrite(2) of n bytes from p at offset off of fd, looping on short
  * writes, on all OpenMP threads in pieces of KIO_PIECE bytes; *crc (when
  * not NULL) extended with their CRC, merged in order.  0, or -1 with errno

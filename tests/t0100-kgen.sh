@@ -54,6 +54,12 @@ run_ok "--engine auto" kgen --engine=auto -s 12 -o "$T/e-auto.kg"
 ok "--engine auto writes the same file" cmp -s "$T/e-default.kg" "$T/e-auto.kg"
 KBFS_KGEN_CHUNK=1000 kgen -s 12 -o "$T/e-chunk.kg"
 ok "chunks of 1000 edges (KBFS_KGEN_CHUNK) give the same file" cmp -s "$T/e-default.kg" "$T/e-chunk.kg"
+# chunks of 32 MB are written to a file on all threads at their offsets
+# (kio_write_crc); standard output takes the stream: the same bytes
+KBFS_KGEN_CHUNK=4194304 kgen -s 18 -o "$T/big.kg"
+OMP_NUM_THREADS=1 kgen -s 18 -o - >"$T/big-stream.kg"
+ok "chunks written on all threads at their offsets equal the streamed file" cmp -s "$T/big.kg" "$T/big-stream.kg"
+run_ok "kstat checks the parallel-written file's checksum" kstat "$T/big.kg"
 if have_gpu; then
 	skip "GPU present: --engine cuda is tested by t0640-gpu-kgen.sh"
 else

@@ -6,7 +6,8 @@
  * after kio_read_crc stands where it should (bytes buffered before it,
  * reads after it); a gzip input takes the streaming path and gives the
  * same; a short file is "truncated" with kio_read_exact's message and exit
- * code; a failed write is -1 with the errno of pwrite(2). */
+ * code; a failed write is -1 with the errno of pwrite(2); kio_write_crc
+ * (large writes positioned, small ones streamed) keeps the order. */
 #include "kio.h"
 #include "klog.h"
 #include "tap.h"
@@ -195,9 +196,26 @@ static void check_writes(const char *dir)
 				close(fd);
 		}
 	}
+	/* kio_write_crc: large writes at the stream's position, small ones and
+	 * plain kio_write through the stream, in order */
+	set_threads(3);
+	kio_out *out = kio_open_out(path, 1, 0);
+	uint32_t crc = 5;
+	const size_t cut[] = {3, 3 + 2 * P + 5, 3 + 2 * P + 15, total};
+	int rc = out ? kio_write(out, data, cut[0]) : -1;
+	for (int k = 0; k < 3 && !rc; k++)
+		rc = kio_write_crc(out, data + cut[k], cut[k + 1] - cut[k], &crc);
+	rc = rc ? rc : kio_write(out, data, 7);
+	rc = rc ? rc : kio_commit(out);
 	int fd = open(path, O_RDONLY);
+	ssize_t r = pread(fd, got, total + 8, 0);
+	close(fd);
+	ok(rc == 0 && r == (ssize_t)total + 7 && !memcmp(got, data, total) && !memcmp(got + total, data, 7) &&
+		   crc == crc_ref(5, data + 3, total - 3),
+	   "kio_write_crc: a file holds every write in order, CRC of the kio_write_crc bytes");
+	fd = open(path, O_RDONLY);
 	errno = 0;
-	int rc = kio_pwrite_crc(fd, data, 2 * P, 0, NULL);
+	rc = kio_pwrite_crc(fd, data, 2 * P, 0, NULL);
 	ok(rc == -1 && errno == EBADF, "kio_pwrite_crc to a read-only descriptor: -1, EBADF (errno %d)", errno);
 	close(fd);
 	unlink(path);
