@@ -177,6 +177,7 @@ typedef struct kpart_rankinfo {
 	uint64_t cols;     /* non-empty local columns */
 	uint64_t rows;     /* non-empty local rows */
 	double csr_seconds; /* kpart_write_rank: time spent making the CSR */
+	double sync_seconds; /* kpart_write_rank: time spent in fsync(2) */
 } kpart_rankinfo;
 
 typedef struct kpart_manifest {

@@ -569,7 +569,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	/* the rank files (CSR made on the way, straight into them) */
 	step(me, 5, "CSR, rank files, manifest");
 	kpart_rankinfo *ri = kcalloc((size_t)pl.RC, sizeof *ri);
-	double tcsr = 0;
+	double tcsr = 0, tsync = 0;
 	for (int p = 0; p < nloc && !rc; p++) {
 		kpart_block *b = &parts[p].b;
 		char file[64], path[PATHMAX], name[PATHMAX];
@@ -579,6 +579,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 		b->relabel = o->relabel;
 		rc = kpart_write_rank(path, name, b, pl.off64_all, &ri[parts[p].p]);
 		tcsr += ri[parts[p].p].csr_seconds;
+		tsync += ri[parts[p].p].sync_seconds;
 		kpart_block_free(b);
 	}
 	double twr = lap(-1, "", &tl);
@@ -609,7 +610,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	rc = kcomm_agree(comm, rc);
 	twr += lap(-1, "", &tl);
 	if (me == 0 && klog_verbose())
-		kinfo("%-34s %8.3f s (CSR %.3f s)", "CSR, rank files, manifest, rename", twr, tcsr);
+		kinfo("%-34s %8.3f s (CSR %.3f s, sync %.3f s)", "CSR, rank files, manifest, rename", twr, tcsr, tsync);
 	else if (me == 0 && kcomm_progress_ok())
 		fprintf(stderr, " %.2f s\n", twr);
 	st->nv = pl.g.nv;

@@ -27,6 +27,7 @@ typedef struct wfile {
 	uint32_t crc;
 	uint64_t bytes;
 	int failed;
+	double sync_s; /* wclose: time in fsync(2) */
 } wfile;
 
 static int wopen(wfile *w, const char *path, const char *name)
@@ -78,7 +79,11 @@ static void warray(wfile *w, const void *a, uint64_t n, int mw, int fw)
 static int wclose(wfile *w)
 {
 	errno = 0;
-	if ((fflush(w->fp) || (fsync(fileno(w->fp)) && errno != EINVAL)) && !w->failed)
+	int bad = fflush(w->fp);
+	double t0 = ktime();
+	bad = bad || (fsync(fileno(w->fp)) && errno != EINVAL);
+	w->sync_s = ktime() - t0;
+	if (bad && !w->failed)
 		w->failed = errno ? errno : EIO;
 	if (fclose(w->fp) && !w->failed)
 		w->failed = errno ? errno : EIO;
@@ -478,7 +483,10 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 			goto out;
 		}
 		rc = write_mapped(fd, name, b, flags, ow, size, rp, &w.crc, &csr);
-		if (rc == 0 && fsync(fd) && errno != EINVAL) {
+		double t0 = ktime();
+		int bad = rc == 0 && fsync(fd) && errno != EINVAL;
+		w.sync_s = ktime() - t0;
+		if (bad) {
 			kerror("cannot write '%s': %s", name, strerror(errno));
 			rc = KEXIT_IO;
 		}
@@ -519,6 +527,7 @@ out:
 		ri->bytes = w.bytes;
 		ri->crc = w.crc;
 		ri->csr_seconds = csr;
+		ri->sync_seconds = w.sync_s;
 		ri->nnz = b->nnz;
 		uint64_t cols = 0, rows = 0;
 #pragma omp parallel for schedule(static) reduction(+ : cols) if (b->ncols > 65536)
