@@ -399,6 +399,52 @@ static void rank_trailer(unsigned char *t, uint64_t nnz, uint32_t crc)
  * no copy through write(2).  Returns -1 (nothing reported) where the file
  * system cannot do this, for the caller to write the plain way.
  */
+/* n offsets as ow-byte integers at file offset off, narrowed a slice at a
+ * time (no second whole copy) where ow is 4 */
+static int pwrite_offsets(int fd, const uint64_t *a, uint64_t n, int ow, uint64_t off, uint32_t *crc)
+{
+	if (ow == 8)
+		return kio_pwrite_crc(fd, a, (size_t)n * 8, off, crc);
+	uint64_t CH = n < (UINT64_C(1) << 24) ? n : UINT64_C(1) << 24;
+	uint32_t *buf = kmalloc((size_t)CH * 4);
+	int bad = 0;
+	for (uint64_t k0 = 0; k0 < n && !bad; k0 += CH) {
+		size_t k = n - k0 < CH ? (size_t)(n - k0) : (size_t)CH;
+		put_array((unsigned char *)buf, a + k0, k, 8, 4);
+		bad = kio_pwrite_crc(fd, buf, k * 4, off + 4 * k0, crc);
+	}
+	free(buf);
+	return bad;
+}
+
+/* The rank file of a block whose CSR is given (kpart --engine cuda made
+ * it), every array from memory with positioned writes on all threads. */
+static int write_direct(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
+			uint32_t *crc)
+{
+	size_t iw = b->idx64 ? 8 : 4;
+	uint64_t o_colptr = KPART_HEADER_BYTES, o_rowidx = o_colptr + (uint64_t)ow * (b->ncols + 1);
+	uint64_t o_rowptr = o_rowidx + iw * b->nnz, o_colidx = o_rowptr + (uint64_t)ow * (b->nrows + 1);
+	uint64_t o_tdeg = o_colidx + iw * b->nnz, o_orig = o_tdeg + 8 * b->g.nb, end = size - KPART_TRAILER_BYTES;
+	unsigned char h[KPART_HEADER_BYTES], t[KPART_TRAILER_BYTES];
+	rank_header(h, b, flags);
+	*crc = 0;
+	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc) || pwrite_offsets(fd, b->colptr, b->ncols + 1, ow, o_colptr, crc) ||
+	    kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * iw, o_rowidx, crc) ||
+	    pwrite_offsets(fd, b->rowptr, b->nrows + 1, ow, o_rowptr, crc) ||
+	    kio_pwrite_crc(fd, b->colidx, (size_t)b->nnz * iw, o_colidx, crc) ||
+	    kio_pwrite_crc(fd, b->tdeg, (size_t)b->g.nb * 8, o_tdeg, crc) ||
+	    (b->orig && kio_pwrite_crc(fd, b->orig, (size_t)b->g.nb * 8, o_orig, crc)))
+		goto fail;
+	rank_trailer(t, b->nnz, *crc);
+	if (kio_pwrite_crc(fd, t, sizeof t, end, crc))
+		goto fail;
+	return 0;
+fail:
+	kerror("cannot write '%s': %s", name, strerror(errno));
+	return KEXIT_IO;
+}
+
 static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
 			uint64_t *rp, uint32_t *crc, double *csr)
 {
@@ -418,26 +464,8 @@ static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t
 	unsigned char h[KPART_HEADER_BYTES];
 	rank_header(h, b, flags);
 	*crc = 0;
-	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc))
-		goto fail;
-	if (ow == 8) {
-		if (kio_pwrite_crc(fd, b->colptr, (size_t)(b->ncols + 1) * 8, o_colptr, crc))
-			goto fail;
-	} else {
-		/* narrowed a slice at a time (no second whole copy) */
-		uint64_t n = b->ncols + 1, CH = n < (UINT64_C(1) << 24) ? n : UINT64_C(1) << 24;
-		uint32_t *buf = kmalloc((size_t)CH * 4);
-		int bad = 0;
-		for (uint64_t k0 = 0; k0 < n && !bad; k0 += CH) {
-			size_t k = n - k0 < CH ? (size_t)(n - k0) : (size_t)CH;
-			put_array((unsigned char *)buf, b->colptr + k0, k, 8, 4);
-			bad = kio_pwrite_crc(fd, buf, k * 4, o_colptr + 4 * k0, crc);
-		}
-		free(buf);
-		if (bad)
-			goto fail;
-	}
-	if (kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * 4, o_rowidx, crc))
+	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc) || pwrite_offsets(fd, b->colptr, b->ncols + 1, ow, o_colptr, crc) ||
+	    kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * 4, o_rowidx, crc))
 		goto fail;
 	unsigned char *w = mmap(NULL, (size_t)(size - b0), PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)b0);
 	if (w == MAP_FAILED)
@@ -475,14 +503,15 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 	void *ci = b->colidx;
 	wfile w = {.name = name};
 	double csr = 0;
-	if (HOST_LE && !b->idx64 && !ci) {
+	if (HOST_LE && ((!b->idx64 && !ci) || (ci && b->rowptr))) {
 		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0666);
 		if (fd < 0) {
 			kerror("cannot create '%s': %s", name, strerror(errno));
 			rc = KEXIT_IO;
 			goto out;
 		}
-		rc = write_mapped(fd, name, b, flags, ow, size, rp, &w.crc, &csr);
+		rc = ci ? write_direct(fd, name, b, flags, ow, size, &w.crc)
+			: write_mapped(fd, name, b, flags, ow, size, rp, &w.crc, &csr);
 		double t0 = ktime();
 		int bad = rc == 0 && fsync(fd) && errno != EINVAL;
 		w.sync_s = ktime() - t0;
