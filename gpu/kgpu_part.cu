@@ -146,7 +146,7 @@ static int dev_open(kpart_device *d, kcomm *world)
 
 static uint64_t dev_avail(kpart_device *d)
 {
-	const u64 reserve = 256ull << 20;
+	const u64 reserve = KPART_DEV_RESERVE;
 	u64 fr, tot, sharers = (u64)kgpu_gpu_sharers();
 	kgpu_mem_info(&fr, &tot);
 	fr /= sharers ? sharers : 1;

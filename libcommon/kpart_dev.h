@@ -27,6 +27,11 @@
 
 #include "kcomm.h"
 
+/* Device memory a rank leaves free for the runtime's own use: the
+ * device's avail() is its free memory less this (gpu/kgpu_part.cu), and
+ * kpart --dry-run counts it. */
+#define KPART_DEV_RESERVE (UINT64_C(256) << 20)
+
 typedef struct kpart_device kpart_device;
 struct kpart_device {
 	const char *name; /* "cuda" */
