@@ -1,4 +1,5 @@
 #include "kgenrun.h"
+#include "kgen_edge.h"
 #include "kbfs_run.h"
 #include "kimport.h"
 #include "kio.h"
@@ -33,6 +34,11 @@ static void record_time(const kgenrun_opts *o, double seconds)
 {
 	if (o->format == KFMT_KEDGE && kprov_set_generation_time(o->out, seconds))
 		kinfo("'%s': cannot record the generation time as an attribute of the file", o->out);
+}
+
+uint64_t kgenrun_device_bytes(void)
+{
+	return 2 * (uint64_t)DEVICE_CHUNK_EDGES * 16 + 64 * sizeof(kgen_mat5) + (UINT64_C(64) << 20);
 }
 
 /* The engine (collective, the same answer on every rank): *on_dev = 1 for

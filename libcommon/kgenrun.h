@@ -57,6 +57,10 @@ typedef struct kgenrun_opts {
 } kgenrun_opts;
 
 int kgenrun_generate(kcomm *world, const kgenrun_opts *o);
+/* Device memory kgen --engine cuda plans per rank (gpu/kgpu_gen.cu): two
+ * buffers of a chunk of edges, the constant table and the 64 MiB it leaves
+ * free; the same for every graph (kpart --dry-run prints it). */
+uint64_t kgenrun_device_bytes(void);
 int kgenrun_import(kcomm *world, const kgenrun_opts *o);
 
 #endif

@@ -33,10 +33,13 @@ is "$(jget "$T/hdr.json" device_bytes_max) $(jget "$T/hdr.json" nnz_rank_max)" \
 run_ok "kpart --dry-run -s 26 -R 2 -C 2 --gpu-memory 80G" kpart --dry-run -s 26 -R 2 -C 2 --gpu-memory 80G
 ok "... in human units (GiB), device memory per GPU" grep -q '^  device memory per GPU   up to [0-9.]* GiB' "$T/out"
 ok "... fits" grep -q '^  fits GPUs of 80.0 GiB' "$T/out"
+ok "... kgen's need on the GPU (--engine cuda)" grep -q '^  kgen on the GPU         [0-9.]* MiB per rank' "$T/out"
 ok "... kpart's own need on the GPU (--engine cuda)" grep -q '^  kpart on the GPU        up to [0-9.]* GiB per GPU' "$T/out"
 kpart --dry-run --json -s 20 -R 1 -C 2 >"$T/b.json"
 b=$(jget "$T/b.json" build_device_bytes_max) n=$(jget "$T/b.json" nnz_rank_max)
 ok "kpart on the GPU: at least the keys and their sort buffer ($b >= 16 x $n)" test "$b" -ge "$((16 * n))"
+k=$(jget "$T/b.json" kgen_device_bytes)
+ok "kgen on the GPU: its two buffers of 2^24 edges and more ($k)" test "$k" -gt "$((2 * 16777216 * 16))"
 kpart --dry-run -s 30 -R 1 -C 1 --gpu-memory 80G >"$T/o2" 2>"$T/err"
 is "$? $(grep -c '^  does not fit GPUs of 80.0 GiB' "$T/o2")" "4 1" "scale 30 on one 80 GiB GPU: does not fit, exit 4"
 ok "... and the report names the fewest GPUs that would" grep -q '^  fewest GPUs of 80.0 GiB that fit: [0-9]* (grid [0-9]*x[0-9]*' "$T/o2"
