@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "kbuild.h"
+extern "C" {
+#include "kio.h"
+}
 
 static int bound_gpu = -1;
 static int bound_ngpus;
@@ -94,18 +97,6 @@ void kgpu_mem_info(u64 *free_bytes, u64 *total_bytes)
 	*total_bytes = tot;
 }
 
-// host memcpy on all threads (outside a parallel region)
-static void par_memcpy(void *dst, const void *src, size_t n)
-{
-	const size_t PIECE = (size_t)1 << 20;
-	const long np = (long)((n + PIECE - 1) / PIECE);
-#pragma omp parallel for schedule(static) if (np > 1)
-	for (long k = 0; k < np; k++) {
-		size_t a = (size_t)k * PIECE, m = n - a < PIECE ? n - a : PIECE;
-		memcpy((char *)dst + a, (const char *)src + a, m);
-	}
-}
-
 int kgpu_copy_staged(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s)
 {
 	// KBFS_CUDA_STAGED: 0 plain copies; N > 0 buffers of N bytes (a test
@@ -141,7 +132,7 @@ int kgpu_copy_staged(void *dst, const void *src, size_t bytes, cudaMemcpyKind ki
 			size_t a = k * chunk, m = bytes - a < chunk ? bytes - a : chunk;
 			if (k >= 2)
 				CUDA_CHECK(cudaEventSynchronize(ev[k & 1]));
-			par_memcpy(stage[k & 1], h + a, m);
+			kio_copy_par(stage[k & 1], h + a, m);
 			CUDA_CHECK(cudaMemcpyAsync(d + a, stage[k & 1], m, kind, s));
 			CUDA_CHECK(cudaEventRecord(ev[k & 1], s));
 		}
@@ -156,7 +147,7 @@ int kgpu_copy_staged(void *dst, const void *src, size_t bytes, cudaMemcpyKind ki
 			if (k > 0) {
 				size_t j = k - 1, a = j * chunk, m = bytes - a < chunk ? bytes - a : chunk;
 				CUDA_CHECK(cudaEventSynchronize(ev[j & 1]));
-				par_memcpy(d + a, stage[j & 1], m);
+				kio_copy_par(d + a, stage[j & 1], m);
 			}
 		}
 	}

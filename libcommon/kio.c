@@ -360,6 +360,17 @@ int kio_pread(kio_in *in, void *buf, size_t n, uint64_t off, const char *what)
 	return r ? pread_failed(in, r, errno, what) : 0;
 }
 
+void kio_copy_par(void *dst, const void *src, size_t n)
+{
+	const size_t piece = (size_t)1 << 20;
+	size_t np = n / piece + (n % piece != 0);
+#pragma omp parallel for schedule(static) if (np > 1)
+	for (size_t p = 0; p < np; p++) {
+		size_t at = p * piece;
+		memcpy((char *)dst + at, (const char *)src + at, n - at < piece ? n - at : piece);
+	}
+}
+
 /*
  * The pieces of a parallel read or write: io(arg, at, k, &crc) for bytes
  * [at, at + k) of n, KIO_PIECE bytes each, dealt to the OpenMP threads;

@@ -99,6 +99,10 @@ int kio_write_crc(kio_out *out, const void *buf, size_t n, uint32_t *crc);
  * not NULL) extended with their CRC, merged in order.  0, or -1 with errno
  * set (the first failing piece's); nothing is reported. */
 int kio_pwrite_crc(int fd, const void *p, size_t n, uint64_t off, uint32_t *crc);
+/* memcpy of n bytes on all OpenMP threads (outside a parallel region), in
+ * pieces of 1 MiB: each thread takes the page faults of its own pieces of
+ * fresh memory, and a 64 MiB staging buffer still spreads over 64 threads. */
+void kio_copy_par(void *dst, const void *src, size_t n);
 int kio_printf(kio_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Flush, close and rename into place; frees out.  Returns 0 or KEXIT_IO. */
 int kio_commit(kio_out *out);

@@ -334,23 +334,11 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	free(ps);
 }
 
-/* memcpy on all threads, KIO_PIECE bytes a piece (into a fresh mapping,
- * each thread takes its own pages' faults) */
-static void copy_par(void *dst, const void *src, size_t n)
-{
-	size_t np = n / KIO_PIECE + (n % KIO_PIECE != 0);
-#pragma omp parallel for schedule(dynamic, 1) if (np > 1)
-	for (size_t p = 0; p < np; p++) {
-		size_t at = p * KIO_PIECE;
-		memcpy((char *)dst + at, (const char *)src + at, n - at < KIO_PIECE ? n - at : KIO_PIECE);
-	}
-}
-
 /* n integers of mw bytes into dst as fw-byte little-endian integers */
 static void put_array(unsigned char *dst, const void *a, uint64_t n, int mw, int fw)
 {
 	if (HOST_LE && mw == fw) {
-		copy_par(dst, a, (size_t)(n * (uint64_t)fw));
+		kio_copy_par(dst, a, (size_t)(n * (uint64_t)fw));
 		return;
 	}
 #pragma omp parallel for schedule(static) if (n > 65536)
@@ -475,9 +463,9 @@ static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t
 	kpart_transpose(b, rp, AT(o_colidx));
 	*csr = ktime() - t0;
 	put_array(AT(o_rowptr), rp, b->nrows + 1, 8, ow);
-	copy_par(AT(o_tdeg), b->tdeg, (size_t)b->g.nb * 8);
+	kio_copy_par(AT(o_tdeg), b->tdeg, (size_t)b->g.nb * 8);
 	if (b->orig)
-		copy_par(AT(o_orig), b->orig, (size_t)b->g.nb * 8);
+		kio_copy_par(AT(o_orig), b->orig, (size_t)b->g.nb * 8);
 	uint64_t end = size - KPART_TRAILER_BYTES;
 	*crc = kio_crc32(*crc, AT(o_rowptr), (size_t)(end - o_rowptr));
 	rank_trailer(AT(end), b->nnz, *crc);

@@ -7,7 +7,8 @@
  * reads after it); a gzip input takes the streaming path and gives the
  * same; a short file is "truncated" with kio_read_exact's message and exit
  * code; a failed write is -1 with the errno of pwrite(2); kio_write_crc
- * (large writes positioned, small ones streamed) keeps the order. */
+ * (large writes positioned, small ones streamed) keeps the order;
+ * kio_copy_par copies the bytes and nothing past them. */
 #include "kio.h"
 #include "klog.h"
 #include "tap.h"
@@ -242,6 +243,16 @@ int main(void)
 	check_gzip(dir);
 	check_truncated(path);
 	check_writes(dir);
+	/* kio_copy_par: pieces of 1 MiB, the last one short, nothing past n */
+	static const size_t cs[] = {0, 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 3 * (1 << 20) + 777};
+	unsigned char *cp = malloc(total + 1);
+	for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
+		memset(cp, 0xa5, cs[k] + 1);
+		kio_copy_par(cp, data, cs[k]);
+		ok(!memcmp(cp, data, cs[k]) && cp[cs[k]] == 0xa5, "kio_copy_par of %zu bytes: the bytes, none past them",
+		   cs[k]);
+	}
+	free(cp);
 	unlink(path);
 	rmdir(dir);
 	free(data);
