@@ -380,13 +380,6 @@ static void rank_trailer(unsigned char *t, uint64_t nnz, uint32_t crc)
 	kio_put32(t + 16, kio_crc32(0, t, 16));
 }
 
-/*
- * Little-endian host, 32-bit indices: the file is sized (posix_fallocate,
- * so a full disk is an error here and not a fault later), mapped, and the
- * CSR is built in place inside it -- no second copy of colidx in memory and
- * no copy through write(2).  Returns -1 (nothing reported) where the file
- * system cannot do this, for the caller to write the plain way.
- */
 /* n offsets as ow-byte integers at file offset off, narrowed a slice at a
  * time (no second whole copy) where ow is 4 */
 static int pwrite_offsets(int fd, const uint64_t *a, uint64_t n, int ow, uint64_t off, uint32_t *crc)
@@ -405,27 +398,51 @@ static int pwrite_offsets(int fd, const uint64_t *a, uint64_t n, int ow, uint64_
 	return bad;
 }
 
+/* File offsets of a rank file's arrays (kpart(5)) */
+typedef struct layout {
+	uint64_t colptr, rowidx, rowptr, colidx, tdeg, orig, end;
+} layout;
+
+static layout layout_of(const kpart_block *b, int ow, uint64_t size)
+{
+	uint64_t iw = b->idx64 ? 8 : 4;
+	layout L = {.colptr = KPART_HEADER_BYTES, .end = size - KPART_TRAILER_BYTES};
+	L.rowidx = L.colptr + (uint64_t)ow * (b->ncols + 1);
+	L.rowptr = L.rowidx + iw * b->nnz;
+	L.colidx = L.rowptr + (uint64_t)ow * (b->nrows + 1);
+	L.tdeg = L.colidx + iw * b->nnz;
+	L.orig = L.tdeg + 8 * b->g.nb;
+	return L;
+}
+
+/* The header and the CSC (colptr, rowidx) from memory, *crc from 0 over
+ * them: 0, or -1 with errno set. */
+static int pwrite_csc(int fd, const kpart_block *b, uint32_t flags, int ow, const layout *L, uint32_t *crc)
+{
+	unsigned char h[KPART_HEADER_BYTES];
+	rank_header(h, b, flags);
+	*crc = 0;
+	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc) || pwrite_offsets(fd, b->colptr, b->ncols + 1, ow, L->colptr, crc) ||
+	    kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * (b->idx64 ? 8 : 4), L->rowidx, crc))
+		return -1;
+	return 0;
+}
+
 /* The rank file of a block whose CSR is given (kpart --engine cuda made
  * it), every array from memory with positioned writes on all threads. */
 static int write_direct(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
 			uint32_t *crc)
 {
 	size_t iw = b->idx64 ? 8 : 4;
-	uint64_t o_colptr = KPART_HEADER_BYTES, o_rowidx = o_colptr + (uint64_t)ow * (b->ncols + 1);
-	uint64_t o_rowptr = o_rowidx + iw * b->nnz, o_colidx = o_rowptr + (uint64_t)ow * (b->nrows + 1);
-	uint64_t o_tdeg = o_colidx + iw * b->nnz, o_orig = o_tdeg + 8 * b->g.nb, end = size - KPART_TRAILER_BYTES;
-	unsigned char h[KPART_HEADER_BYTES], t[KPART_TRAILER_BYTES];
-	rank_header(h, b, flags);
-	*crc = 0;
-	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc) || pwrite_offsets(fd, b->colptr, b->ncols + 1, ow, o_colptr, crc) ||
-	    kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * iw, o_rowidx, crc) ||
-	    pwrite_offsets(fd, b->rowptr, b->nrows + 1, ow, o_rowptr, crc) ||
-	    kio_pwrite_crc(fd, b->colidx, (size_t)b->nnz * iw, o_colidx, crc) ||
-	    kio_pwrite_crc(fd, b->tdeg, (size_t)b->g.nb * 8, o_tdeg, crc) ||
-	    (b->orig && kio_pwrite_crc(fd, b->orig, (size_t)b->g.nb * 8, o_orig, crc)))
+	layout L = layout_of(b, ow, size);
+	unsigned char t[KPART_TRAILER_BYTES];
+	if (pwrite_csc(fd, b, flags, ow, &L, crc) || pwrite_offsets(fd, b->rowptr, b->nrows + 1, ow, L.rowptr, crc) ||
+	    kio_pwrite_crc(fd, b->colidx, (size_t)b->nnz * iw, L.colidx, crc) ||
+	    kio_pwrite_crc(fd, b->tdeg, (size_t)b->g.nb * 8, L.tdeg, crc) ||
+	    (b->orig && kio_pwrite_crc(fd, b->orig, (size_t)b->g.nb * 8, L.orig, crc)))
 		goto fail;
 	rank_trailer(t, b->nnz, *crc);
-	if (kio_pwrite_crc(fd, t, sizeof t, end, crc))
+	if (kio_pwrite_crc(fd, t, sizeof t, L.end, crc))
 		goto fail;
 	return 0;
 fail:
@@ -433,6 +450,13 @@ fail:
 	return KEXIT_IO;
 }
 
+/*
+ * Little-endian host, 32-bit indices: the file is sized (posix_fallocate,
+ * so a full disk is an error here and not a fault later), mapped, and the
+ * CSR is built in place inside it -- no second copy of colidx in memory and
+ * no copy through write(2).  Returns -1 (nothing reported) where the file
+ * system cannot do this, for the caller to write the plain way.
+ */
 static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
 			uint64_t *rp, uint32_t *crc, double *csr)
 {
@@ -443,33 +467,26 @@ static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t
 		kerror("cannot write '%s': %s", name, strerror(err));
 		return KEXIT_IO;
 	}
-	uint64_t o_colptr = KPART_HEADER_BYTES, o_rowidx = o_colptr + (uint64_t)ow * (b->ncols + 1);
-	uint64_t o_rowptr = o_rowidx + 4 * b->nnz, o_colidx = o_rowptr + (uint64_t)ow * (b->nrows + 1);
-	uint64_t o_tdeg = o_colidx + 4 * b->nnz, o_orig = o_tdeg + 8 * b->g.nb;
+	layout L = layout_of(b, ow, size);
 	/* header, colptr and rowidx exist in memory: written (one copy); the
 	 * rest is mapped and the CSR made in it */
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), b0 = o_rowptr / pg * pg;
-	unsigned char h[KPART_HEADER_BYTES];
-	rank_header(h, b, flags);
-	*crc = 0;
-	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc) || pwrite_offsets(fd, b->colptr, b->ncols + 1, ow, o_colptr, crc) ||
-	    kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * 4, o_rowidx, crc))
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), b0 = L.rowptr / pg * pg;
+	if (pwrite_csc(fd, b, flags, ow, &L, crc))
 		goto fail;
 	unsigned char *w = mmap(NULL, (size_t)(size - b0), PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)b0);
 	if (w == MAP_FAILED)
 		return -1;
 #define AT(off) (w + ((off) - b0)) /* file offset (>= b0) to address */
 	double t0 = ktime();
-	kpart_transpose(b, rp, AT(o_colidx));
+	kpart_transpose(b, rp, AT(L.colidx));
 	*csr = ktime() - t0;
-	put_array(AT(o_rowptr), rp, b->nrows + 1, 8, ow);
-	kio_copy_par(AT(o_tdeg), b->tdeg, (size_t)b->g.nb * 8);
+	put_array(AT(L.rowptr), rp, b->nrows + 1, 8, ow);
+	kio_copy_par(AT(L.tdeg), b->tdeg, (size_t)b->g.nb * 8);
 	if (b->orig)
-		kio_copy_par(AT(o_orig), b->orig, (size_t)b->g.nb * 8);
-	uint64_t end = size - KPART_TRAILER_BYTES;
-	*crc = kio_crc32(*crc, AT(o_rowptr), (size_t)(end - o_rowptr));
-	rank_trailer(AT(end), b->nnz, *crc);
-	*crc = kio_crc32(*crc, AT(end), KPART_TRAILER_BYTES);
+		kio_copy_par(AT(L.orig), b->orig, (size_t)b->g.nb * 8);
+	*crc = kio_crc32(*crc, AT(L.rowptr), (size_t)(L.end - L.rowptr));
+	rank_trailer(AT(L.end), b->nnz, *crc);
+	*crc = kio_crc32(*crc, AT(L.end), KPART_TRAILER_BYTES);
 #undef AT
 	if (munmap(w, (size_t)(size - b0)))
 		goto fail;
