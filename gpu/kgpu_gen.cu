@@ -83,11 +83,11 @@ static int open_rank(kgpu_gen **out, const kgen_ctx *g, u64 chunk)
 {
 	*out = NULL;
 	const u64 each = chunk * 16; // one slot's edges
-	const u64 reserve = 64ull << 20;
+	static_assert(sizeof(kgpu_gen_tab64) == 64 * sizeof(kgen_mat5), "kgenrun_device_bytes counts the table");
 	const u64 sharers = (u64)kgpu_gpu_sharers();
 	u64 fr, tot;
 	kgpu_mem_info(&fr, &tot);
-	const u64 need = (2 * each + sizeof(kgpu_gen_tab64) + reserve) * sharers;
+	const u64 need = kgenrun_device_bytes(chunk) * sharers;
 	char a[32], b[32], c[32];
 	if (need > fr) {
 		kerror("cuda: GPU %d on %s has %s free but kgen needs %s (%llu rank%s): the two edge buffers of "

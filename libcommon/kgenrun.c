@@ -36,9 +36,9 @@ static void record_time(const kgenrun_opts *o, double seconds)
 		kinfo("'%s': cannot record the generation time as an attribute of the file", o->out);
 }
 
-uint64_t kgenrun_device_bytes(void)
+uint64_t kgenrun_device_bytes(uint64_t chunk)
 {
-	return 2 * (uint64_t)DEVICE_CHUNK_EDGES * 16 + 64 * sizeof(kgen_mat5) + (UINT64_C(64) << 20);
+	return 2 * (chunk ? chunk : DEVICE_CHUNK_EDGES) * 16 + 64 * sizeof(kgen_mat5) + (UINT64_C(64) << 20);
 }
 
 /* The engine (collective, the same answer on every rank): *on_dev = 1 for

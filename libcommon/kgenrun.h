@@ -57,10 +57,11 @@ typedef struct kgenrun_opts {
 } kgenrun_opts;
 
 int kgenrun_generate(kcomm *world, const kgenrun_opts *o);
-/* Device memory kgen --engine cuda plans per rank (gpu/kgpu_gen.cu): two
- * buffers of a chunk of edges, the constant table and the 64 MiB it leaves
- * free; the same for every graph (kpart --dry-run prints it). */
-uint64_t kgenrun_device_bytes(void);
+/* Device memory kgen --engine cuda needs per rank for chunks of `chunk`
+ * edges (0: the default chunk): two buffers of a chunk, the constant table
+ * and the 64 MiB it leaves free; gpu/kgpu_gen.cu plans with it, kpart
+ * --dry-run prints it (the same for every graph). */
+uint64_t kgenrun_device_bytes(uint64_t chunk);
 int kgenrun_import(kcomm *world, const kgenrun_opts *o);
 
 #endif
