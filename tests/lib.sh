@@ -136,6 +136,13 @@ same_depths() {
 	[ "$n" -gt 0 ]
 }
 
+# same_partition A B: partition B has a manifest, and A's manifest and
+# every rank file of A are the same bytes in B (build-info, the run's
+# timings and host, is meant to differ)
+same_partition() {
+	[ -f "$2/manifest" ] && (cd "$1" && for f in manifest rank-*.kpart; do cmp -s "$f" "$2/$f" || exit 1; done)
+}
+
 # vector_sha NAME: the SHA-256 tests/vectors/SHA256SUMS records for NAME
 vector_sha() { awk -v n="./$1" '$2 == n {print $1}' "$VEC/SHA256SUMS"; }
 sha256_of() { sha256sum <"$1" | cut -d' ' -f1; }
