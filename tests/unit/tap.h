@@ -38,6 +38,15 @@ static inline int tap_done(void)
 	return tap_failed ? 1 : 0;
 }
 static inline void tap_diag(const char *s) { printf("# %s\n", s); }
+/* a xorshift64 sequence, the same in every run */
+static inline uint64_t tap_rand(void)
+{
+	static uint64_t s = 88172645463325252ull;
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	return s;
+}
 /* 1 when files a and b exist and hold the same bytes */
 static inline int tap_same_file(const char *a, const char *b)
 {

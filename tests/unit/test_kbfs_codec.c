@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static void test_vlq(void)
 {
 	static const uint64_t vals[] = {0, 1, 127, 128, 16383, 16384, 2097151, 2097152, UINT64_C(1) << 35,
@@ -51,8 +42,8 @@ static void fill(uint64_t *bm, size_t nw, int shape)
 	for (size_t w = 0; w < nw; w++)
 		switch (shape) {
 		case FULL: bm[w] = UINT64_MAX; break;
-		case SPARSE: bm[w] = next_rand() % 7 == 0 ? UINT64_C(1) << (next_rand() % 64) : 0; break;
-		case DENSE: bm[w] = next_rand() | next_rand(); break;
+		case SPARSE: bm[w] = tap_rand() % 7 == 0 ? UINT64_C(1) << (tap_rand() % 64) : 0; break;
+		case DENSE: bm[w] = tap_rand() | tap_rand(); break;
 		}
 	if (shape == FIRST)
 		bm[0] = 1;
@@ -116,7 +107,7 @@ static void round_trip(size_t nw, int shape, enum kbfs_xmode mode, int compress)
 	kbfs_decode(out, d, back, nw, 1);
 	ok(!memcmp(back, bm, bmbytes), "%s: decodes back (replace)", what);
 	for (size_t w = 0; w < nw; w++)
-		orr[w] = back[w] = next_rand() & next_rand();
+		orr[w] = back[w] = tap_rand() & tap_rand();
 	kbfs_decode(out, d, back, nw, 0);
 	int same = 1;
 	for (size_t w = 0; w < nw; w++)

@@ -19,22 +19,13 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
-}
-
 /* n keys of `bits` bits (the low ones), `fixed`: byte 1 the same in all */
 static int check(size_t n, int bits, int fixed, int scratch)
 {
 	uint64_t *a = malloc(n * 8 + 8), *b = malloc(n * 8 + 8), *t = scratch ? malloc(n * 8 + 8) : NULL;
 	uint64_t mask = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
 	for (size_t k = 0; k < n; k++) {
-		uint64_t x = rnd() & mask;
+		uint64_t x = tap_rand() & mask;
 		if (fixed)
 			x = (x & ~(uint64_t)0xff00) | (0x5a00 & mask);
 		if (k % 7 == 3 && k)
