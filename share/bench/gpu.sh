@@ -8,6 +8,13 @@
 #   share/bench/gpu.sh [SCALE...]           scales (default 20 22 24 26), grid 1x1, one GPU
 #   share/bench/gpu.sh --ablation SCALE     each optimisation off in turn (grid: --grid, default 1x1)
 #   share/bench/gpu.sh --two-gpu [SCALE...] grids 1x2 and 2x1 on two GPUs against 1x1 (default 24)
+#   share/bench/gpu.sh --multi [SCALE...]   one rank a GPU on every grid of --grids that the GPUs
+#                                           hold (default '1x1 2x1 1x2 4x1 2x2 1x4'), the 1x1 row
+#                                           first; a speed-up column against it (default 26)
+#   share/bench/gpu.sh --multi --runs 'S:RxC ...'  exactly these runs (weak scaling: '26:1x1
+#                                           27:2x1 28:4x1'), speed-ups against the first row
+# --multi also writes each run's per-level summary (levels.py) beside its JSON
+# and, with --svg, a kstat --svg scaling plot of all its runs.
 # The ablation: the input's order (a kpart --relabel none partition), the
 # default validated and not, then one option off at a time: --step-sync,
 # --no-bu-first, --no-td-small, --bu-kernel word, the first issue's path, --kernel edge (word kernel and
@@ -21,7 +28,9 @@
 # partition with --no-validate ARGS, e.g. an A/B of one option), --core
 # (--ablation: not the top-down kernel alternatives nor the word kernel's
 # --bu-rows/--bu-batch rows), --grids 'LIST' (--two-gpu:
-# the two-GPU grids, default '1x2 2x1').
+# the two-GPU grids, default '1x2 2x1'; --multi: the grids, default
+# '1x1 2x1 1x2 4x1 2x2 1x4'), --runs 'S:RxC ...' (--multi), --svg FILE (--multi),
+# --shm (files in /dev/shm/kbfs-bench: memory, not the disk, is measured).
 # Grids of several ranks are partitioned under mpirun (the ranks share the
 # work); every mpirun runs with --bind-to none so a rank's threads spread.
 # Environment: KBFS_BENCH_DIR, OUT, THREADS (default nproc), KBFS_BENCH_ENGINE
@@ -45,12 +54,18 @@ DROP=0
 NOMPI=0
 ALSO=
 CORE=0
-GRIDS="1x2 2x1"
+GRIDS=
+RUNS=
+SVG=
 SCALES=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--ablation) MODE=ablation; shift; [ $# -gt 0 ] && SCALES+=("$1") ;;
 	--two-gpu) MODE=two ;;
+	--multi) MODE=multi ;;
+	--runs) shift; RUNS=$1; RUNS_GIVEN=1 ;;
+	--svg) shift; SVG=$1 ;;
+	--shm) WORK=/dev/shm/kbfs-bench ;;
 	--grid) shift; GRID=$1 ;;
 	--roots) shift; ROOTS=$1 ;;
 	--fresh) FRESH=1 ;;
@@ -59,7 +74,7 @@ while [ $# -gt 0 ]; do
 	--also) shift; ALSO=$1 ;;
 	--core) CORE=1 ;;
 	--grids) shift; GRIDS=$1 ;;
-	-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,38p' "$0"; exit 0 ;;
 	[0-9]*) SCALES+=("$1") ;;
 	*) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -70,8 +85,10 @@ if [ ${#SCALES[@]} -eq 0 ]; then
 	scales) SCALES=(20 22 24 26) ;;
 	ablation) SCALES=(24) ;;
 	two) SCALES=(24) ;;
+	multi) SCALES=(26) ;;
 	esac
 fi
+[ -n "$GRIDS" ] || { [ $MODE = multi ] && GRIDS="1x1 2x1 1x2 4x1 2x2 1x4" || GRIDS="1x2 2x1"; }
 for p in kgen kpart kbfs; do
 	[ -x "$BIN/$p" ] || { echo "gpu.sh: $BIN/$p missing: run make first" >&2; exit 3; }
 done
@@ -154,6 +171,9 @@ search() {
 		printf "%-28s %5s %5s %4s %10.3f %10.3f %10s %8s %8s %8s  %-10s %s\n", n, s, g, ng, hm / 1e9, mt * 1e3,
 			(mv == "-" ? "-" : sprintf("%.3f", mv)), gs, ps, w, st, a }' | tee -a "$TABLE"
 	[ $rc -eq 0 ] || sed 's/^/#   /' "$log.err" | tail -5 | tee -a "$TABLE"
+	LAST_GTEPS=$(awk -v hm="${hm:-0}" 'BEGIN { printf "%.3f", hm / 1e9 }')
+	[ $rc -eq 0 ] && [ -s "$log.json" ] && python3 "$TOP/share/bench/levels.py" "$log.json" >"$log.levels" 2>&1
+	return 0
 }
 # also NAME RxC NGPU: with --also, the extra row
 also() {
@@ -249,6 +269,44 @@ two)
 			drop
 		fi
 	done
+	;;
+multi)
+	ngpu=$(nvidia-smi -L | grep -c '^GPU')
+	if [ -z "$RUNS" ]; then
+		for SCALE in "${SCALES[@]}"; do
+			for g in $GRIDS; do
+				[ $((${g%x*} * ${g#*x})) -le "$ngpu" ] && RUNS="$RUNS $SCALE:$g"
+			done
+		done
+	fi
+	header
+	base=
+	jsons=()
+	prev_scale=
+	for run in $RUNS; do
+		SCALE=${run%%:*}
+		g=${run#*:}
+		np=$((${g%x*} * ${g#*x}))
+		[ "$np" -le "$ngpu" ] || { echo "# $run: $np ranks, $ngpu GPUs: skipped" | tee -a "$TABLE"; continue; }
+		if [ -n "$prev_scale" ] && [ "$prev_scale" != "$SCALE" ]; then
+			# one scale's files at a time: the next graph needs the room
+			[ $DROP = 1 ] && rm -f "$WORK/s$prev_scale.kg"
+			[ -z "${RUNS_GIVEN:-}" ] && base=
+		fi
+		prev_scale=$SCALE
+		gen "$SCALE"
+		partition "$SCALE" "$g"
+		search "s$SCALE-$g-multi" "$g" "$np" -n "$ROOTS"
+		jsons+=("$OUTD/s$SCALE-$g-multi.json")
+		# the first row of a scale (or of --runs) is the base of the speed-ups
+		if [ -z "$base" ] || { [ -z "${RUNS_GIVEN:-}" ] && [ "$g" = 1x1 ]; }; then base=$LAST_GTEPS; fi
+		awk -v a="$LAST_GTEPS" -v b="$base" -v r="$run" 'BEGIN { if (b > 0) printf "#   %s: %.2fx the base row\n", r, a / b }' | tee -a "$TABLE"
+		also "s$SCALE-$g-multi" "$g" "$np"
+		drop
+		GEN_S=cached
+	done
+	[ -n "$SVG" ] && [ ${#jsons[@]} -gt 0 ] && kstat --svg "$SVG" "${jsons[@]}" >"$OUTD/multi-kstat.txt" 2>&1
+	cat "$OUTD"/*-multi.levels >"$OUTD/multi-levels.txt" 2>/dev/null
 	;;
 esac
 echo "# table: $TABLE; logs and JSON: $OUTD" | tee -a "$TABLE"
