@@ -44,8 +44,12 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --no-td-small     top-down: a CUB scan launch for frontiers of at most 1024\n"
 		"                        columns too (default: scanned inside the expansion)\n"
 		"      --step-sync       wait for the GPU after every step, not once a level\n"
-		"      --transport T     auto, mpi or nccl (default auto: nccl when built in;\n"
-		"                        nccl needs the cuda engine)\n"
+		"      --transport T     auto, mpi, nccl or peer (default auto: peer when every\n"
+		"                        rank has a GPU of its own on one host and the GPUs reach\n"
+		"                        each other's memory, else nccl when built in; peer and\n"
+		"                        nccl need the cuda engine)\n"
+		"      --dense-push      peer: send every word of each bitmap every level, not\n"
+		"                        only the words that changed\n"
 		"Output:\n"
 		"      --dry-run         print the memory each rank needs (and whether it fits on\n"
 		"                        its GPU), then exit without searching\n"
@@ -67,7 +71,7 @@ static _Noreturn void usage(FILE *fp, int status)
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
 	O_PRED, O_PFMT, O_DEPTH, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN,
-	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR, O_NOTDSMALL
+	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR, O_NOTDSMALL, O_DENSEPUSH
 };
 
 static const struct option long_opts[] = {
@@ -85,7 +89,7 @@ static const struct option long_opts[] = {
 	{"bu-rows", required_argument, 0, O_BUROWS}, {"transport", required_argument, 0, O_TRANSPORT},
 	{"bu-kernel", required_argument, 0, O_BUKERNEL}, {"no-bu-first", no_argument, 0, O_NOBUFIRST},
 	{"step-sync", no_argument, 0, O_STEPSYNC}, {"validator", required_argument, 0, O_VALIDATOR},
-	{"no-td-small", no_argument, 0, O_NOTDSMALL},
+	{"no-td-small", no_argument, 0, O_NOTDSMALL}, {"dense-push", no_argument, 0, O_DENSEPUSH},
 	{"dry-run", no_argument, 0, O_DRYRUN},    KOPT_COMMON_LONG,
 	{0, 0, 0, 0}};
 
@@ -148,6 +152,7 @@ int main(int argc, char **argv)
 		case O_NOBUFIRST: gpu.bu_first = 0; break;
 		case O_STEPSYNC: gpu.step_sync = 1; break;
 		case O_NOTDSMALL: gpu.td_small = 0; break;
+		case O_DENSEPUSH: gpu.dense_push = 1; break;
 		case O_TRANSPORT: o.transport = kopt_choice("--transport", optarg, kbfs_transport_names); break;
 		case O_DRYRUN: o.dry_run = 1; break;
 		default: kopt_common(c, argv, &o.threads, usage);
@@ -164,8 +169,12 @@ int main(int argc, char **argv)
 	if (o.json && !strcmp(o.json, "-") &&
 	    ((o.depth_out && !strcmp(o.depth_out, "-")) || (o.pred_out && !strcmp(o.pred_out, "-"))))
 		kopt_usage_error("--json - and a file to standard output ('-') exclude each other");
-	if (o.engine == KBFS_ENGINE_CPU && o.transport == KBFS_TRANSPORT_NCCL)
-		kopt_usage_error("--transport nccl needs the CUDA engine (not --engine cpu)");
+	if (o.engine == KBFS_ENGINE_CPU && (o.transport == KBFS_TRANSPORT_NCCL || o.transport == KBFS_TRANSPORT_PEER))
+		kopt_usage_error("--transport %s needs the CUDA engine (not --engine cpu)",
+				 kbfs_transport_names[o.transport]);
+	/* the NCCL transport's peer-to-peer levels: wherever they can run
+	 * (auto), required (peer), or not at all */
+	gpu.peer = o.transport == KBFS_TRANSPORT_PEER ? 2 : o.transport == KBFS_TRANSPORT_AUTO ? 1 : 0;
 	if (o.engine == KBFS_ENGINE_CPU && o.validator == KBFS_VAL_DEVICE)
 		kopt_usage_error("--validator device needs the CUDA engine (not --engine cpu)");
 	/* the engine keeps the tree check's arrays only when it will be used */

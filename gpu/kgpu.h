@@ -80,6 +80,9 @@ typedef struct kgpu_opts {
 			       * expansion, in shared memory (default 1; 0: a CUB scan launch) */
 	int validate;         /* keep the arrays of the tree check and offer it (kengine.h tree_check;
 			       * default 0: kbfs sets it unless told to validate on the host or not at all) */
+	int peer;             /* the NCCL transport's device-resident levels between the GPUs of one host
+			       * (kgpu_transport_nccl): 0 off, 1 when every rank can (default), 2 required */
+	int dense_push;       /* peer levels: send every word of each bitmap, not only those that changed */
 } kgpu_opts;
 
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
@@ -101,6 +104,7 @@ static inline void kgpu_opts_base(kgpu_opts *o)
 	o->bu_kernel = KGPU_BU_TILE;
 	o->bu_first = 1;
 	o->td_small = 1;
+	o->peer = 1;
 }
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */
 int kgpu_kernel_parse(const char *name);
@@ -133,9 +137,13 @@ int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o);
  * Data exchanges of an axis run through NCCL between device buffers when
  * the ranks of that axis sit on distinct GPUs; an axis whose ranks share a
  * GPU (NCCL refuses that) and the WORLD axis use the MPI transport with
- * host staging, as do all control exchanges.  Sets NCCL_NVLS_ENABLE=0
- * unless already set.  Returns 0, or KEXIT_USAGE after kerror() when the
- * build has no NCCL. */
+ * host staging, as do all control exchanges.  With kgpu_opts.peer, when
+ * every rank is on one host with a GPU of its own that reaches the
+ * others' memory, setup also offers the device-resident levels of
+ * kengine.h (lv_*: stores into the peers' memory through CUDA IPC,
+ * ordered by flags; gpu/kgpu_peer.cu) and the name becomes "peer".  Sets
+ * NCCL_NVLS_ENABLE=0 unless already set.  Returns 0, or KEXIT_USAGE after
+ * kerror() when the build has no NCCL. */
 int kgpu_transport_nccl(kbfs_transport *t);
 
 /* Select and bind this rank's GPU (idempotent; the first call's opts win;

@@ -38,16 +38,7 @@ __global__ void k_update(const u64 *__restrict__ recv, u64 *__restrict__ ownvis,
 			front[w] = n;
 		}
 		found += __popcll(n);
-		unsigned todo = __ballot_sync(KGPU_FULL, n != 0);
-		while (todo) {
-			const int l = __ffs(todo) - 1;
-			todo &= todo - 1;
-			const u64 nn = __shfl_sync(KGPU_FULL, n, l), v0 = (w0 + l) * 64;
-			if ((nn >> lane) & 1)
-				td += tdeg[v0 + lane];
-			if ((nn >> (32 + lane)) & 1)
-				td += tdeg[v0 + 32 + lane];
-		}
+		kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) { td += tdeg[(w0 + (u64)l) * 64 + (u64)b]; });
 	}
 	kgpu_count(&cnt->found, found);
 	kgpu_count(&cnt->tdeg, td);
@@ -348,10 +339,11 @@ static void reset(kbfs_engine *e, uint64_t root)
 	kgpu_state *st = kgpu_state_of(e);
 	const kpart_grid *g = &st->b->g;
 	KASSERT(root < g->N);
+	st->root = root;
 	const cudaStream_t s = kgpu_queue(st);
 	// RECV, COLFRONT, XRECV and ROWNEXT are written whole before they are
 	// read; on one-column grids PL is put right by finish() instead
-	const u64 plrows = st->g.C == 1 ? 0 : st->g.nrows;
+	const u64 plrows = st->g.C == 1 || st->pl_keep ? 0 : st->g.nrows;
 	k_reset<<<kgpu_blocks(plrows > st->g.roww ? plrows : st->g.roww, 256, st->grid), 256, 0, s>>>(
 		kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), st->g.nbw, kgpu_buf(st, KBFS_ROWVIS), st->g.roww,
 		(const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_PL), plrows, st->cnt);

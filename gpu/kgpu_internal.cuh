@@ -11,6 +11,7 @@
 //   kgpu_codec.cu    pack / unpack of the wire forms (kgpu_vlq.cuh: the warp codec)
 //   kgpu_valid.cu    the Graph500 check of a tree on the device (tree_check)
 //   kgpu_nccl.cu     the NCCL transport
+//   kgpu_peer.cu     device-resident levels between the GPUs of one host
 #ifndef KGPU_INTERNAL_CUH
 #define KGPU_INTERNAL_CUH
 
@@ -162,6 +163,9 @@ struct kgpu_state {
 	kgpu_counters *dpub;   // the same, as the device sees it
 	u64 prev_root_row;     // local row of the last search's root here (KBFS_NONE: none)
 	void *hvout;           // pinned host memory: the tree check's result
+	u64 root;              // the search's root (global internal id), from reset()
+	int pl_keep;           // reset() leaves PL as it is on grids of several columns (a transport
+			       // that reads only the rows found in the search: kgpu_peer)
 };
 // Every call that queues work on the engine's stream says so (marks with
 // nothing queued since the last one reuse its event).
@@ -197,6 +201,20 @@ size_t kgpu_valid_out_bytes(void);
 void kgpu_tree_check(kgpu_state *st, u64 root, u64 out[3]);
 // Read the counters (stream sync) into out fields; then zero them on device.
 void kgpu_counters_read(kgpu_state *st, kgpu_counters *out);
+// Device-resident levels between the GPUs of one host (kgpu_peer.cu; the
+// lv_* functions of kengine.h behind the NCCL transport).  Setup is
+// collective over world: with st->o.peer 0 it does nothing; otherwise,
+// when every rank is on one host with a GPU of its own that reaches the
+// others' memory, *out gets the state; when not, *out stays NULL (peer 1:
+// kinfo says why) or KEXIT_USAGE after kerror() (peer 2).
+struct kgpu_peer;
+int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out);
+void kgpu_peer_teardown(kgpu_peer *p);
+void kgpu_peer_start(kgpu_peer *p);
+void kgpu_peer_fold(kgpu_peer *p, u64 level);
+void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined);
+void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6]);
+void kgpu_peer_pred(kgpu_peer *p);
 
 // ---- device helpers ------------------------------------------------------------
 #define KGPU_FULL 0xffffffffu
@@ -229,6 +247,27 @@ __device__ __forceinline__ void kgpu_count(ull *ctr, ull v)
 	v = kgpu_warp_sum(v);
 	if (kgpu_lane() == 0 && v)
 		atomicAdd(ctr, v);
+}
+
+// The set bits of a warp's 32 words, one word a lane (x), taken word by
+// word: for word l (lane l's x) the lanes holding bit b = lane and b = lane
+// + 32 call f(l, b, rank, y_l), rank = the bits of word l below b, y_l =
+// lane l's y.  Coalesced: the lanes of a call touch neighbouring bits.
+// Every lane of the warp calls it.
+template <typename F> __device__ __forceinline__ void kgpu_warp_bits(u64 x, u64 y, F f)
+{
+	const int lane = kgpu_lane();
+	unsigned todo = __ballot_sync(KGPU_FULL, x != 0);
+	while (todo) {
+		const int l = __ffs(todo) - 1;
+		todo &= todo - 1;
+		const u64 xx = __shfl_sync(KGPU_FULL, x, l), yl = __shfl_sync(KGPU_FULL, y, l);
+		for (int h = 0; h < 2; h++) {
+			const int b = lane + 32 * h;
+			if ((xx >> b) & 1)
+				f(l, b, (u64)__popcll(xx & ((1ull << b) - 1)), yl);
+		}
+	}
 }
 
 // position of the k-th (0-based) set bit of x (k < popc(x))

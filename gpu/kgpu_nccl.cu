@@ -47,6 +47,7 @@ struct nccl_tp {
 	kbfs_transport mpi; // control exchanges, WORLD, axes on shared GPUs
 	kbfs_engine *e;
 	nccl_axis ax[2]; // [0] column, [1] row
+	kgpu_peer *peer; // device-resident levels (kgpu_peer.cu), when every rank can
 };
 
 nccl_tp *tp_of(kbfs_transport *t) { return (nccl_tp *)t->impl; }
@@ -97,6 +98,15 @@ void exchange(nccl_axis *ax, cudaStream_t s, const void *send, const size_t *sco
 }
 
 // ---- the transport functions ------------------------------------------------------
+
+void tp_lv_start(kbfs_transport *t) { kgpu_peer_start(tp_of(t)->peer); }
+void tp_lv_fold(kbfs_transport *t, uint64_t level) { kgpu_peer_fold(tp_of(t)->peer, level); }
+void tp_lv_update(kbfs_transport *t, uint64_t level, int sv, uint64_t examined)
+{
+	kgpu_peer_update(tp_of(t)->peer, level, sv, examined);
+}
+void tp_lv_counts(kbfs_transport *t, uint64_t cnt[6]) { kgpu_peer_counts(tp_of(t)->peer, cnt); }
+void tp_lv_pred(kbfs_transport *t) { kgpu_peer_pred(tp_of(t)->peer); }
 
 int tp_setup(kbfs_transport *t, kcomm *world, int R, int C, kbfs_engine *e)
 {
@@ -172,6 +182,17 @@ int tp_setup(kbfs_transport *t, kcomm *world, int R, int C, kbfs_engine *e)
 		CUDA_CHECK(cudaStreamDestroy(s));
 		free(cnt);
 	}
+	rc = kgpu_peer_setup(kgpu_state_of(e), world, &tp->peer);
+	if (rc)
+		return rc;
+	if (tp->peer) {
+		t->name = "peer";
+		t->lv_start = tp_lv_start;
+		t->lv_fold = tp_lv_fold;
+		t->lv_update = tp_lv_update;
+		t->lv_counts = tp_lv_counts;
+		t->lv_pred = tp_lv_pred;
+	}
 	return 0;
 }
 
@@ -180,6 +201,8 @@ void tp_teardown(kbfs_transport *t)
 	nccl_tp *tp = tp_of(t);
 	if (!tp)
 		return;
+	kgpu_peer_teardown(tp->peer);
+	tp->peer = NULL;
 	for (int a = 0; a < 2; a++) {
 		if (tp->ax[a].use && tp->ax[a].comm)
 			NCCL_CHECK(ncclCommDestroy(tp->ax[a].comm));

@@ -202,6 +202,67 @@ static int choose_direction(kbfs_ctx *x, int dir, uint64_t nf, uint64_t prev_nf,
 	return dir;
 }
 
+/* The local step of a level (direction dir), timed from mark m + 1 to m + 2. */
+static void local_step(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, int m, kbfs_step *st)
+{
+	kbfs_engine *e = x->e;
+	e->mark(e, m + 1);
+	if (dir == KBFS_DIR_BU)
+		e->bottom_up(e, level, nf, st);
+	else
+		e->top_down(e, level, nf, st);
+	e->mark(e, m + 2);
+}
+
+/* One level driven from the host: the exchanges through the transport's
+ * collectives, sized by control exchanges.  Returns the seconds of the
+ * closing allreduce (a host call, timed on the host's clock); cnt as in
+ * level_on_device. */
+static double level_on_host(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, int m, uint64_t cnt[6])
+{
+	kbfs_engine *e = x->e;
+	kbfs_transport *t = x->t;
+	kbfs_step st, up;
+	e->mark(e, m + 0);
+	cnt[3 + KBFS_XG_EXPAND] = expand(x);
+	local_step(x, dir, level, nf, m, &st);
+	cnt[3 + KBFS_XG_FOLD] = fold(x);
+	e->mark(e, m + 3);
+	e->update(e, &up);
+	x->front_packed = 0;
+	e->mark(e, m + 4);
+	cnt[3 + KBFS_XG_SV] = share_visited(x);
+	e->mark(e, m + 5);
+	double t5 = ktime();
+	cnt[0] = up.found;
+	cnt[1] = up.tdeg;
+	cnt[2] = st.examined + up.examined;
+	t->ctl_allreduce_sum_u64(t, KBFS_WORLD, cnt, 6);
+	return ktime() - t5;
+}
+
+/* One level through the transport's device-resident exchanges (kengine.h
+ * lv_*): the expand of this level left with the last update (or
+ * lv_start), the shared visited bits leave with this one, and the wait
+ * for every rank ends it, so its phases are local, fold (the push of
+ * ROWNEXT's segments) and update (the merge, the owner update, both
+ * pushes and the wait); expand, sv and allreduce stay 0.  cnt: found,
+ * tdeg, examined, bytes of expand, fold, sv. */
+static void level_on_device(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, int m, uint64_t cnt[6])
+{
+	kbfs_engine *e = x->e;
+	kbfs_transport *t = x->t;
+	kbfs_step st;
+	e->mark(e, m + 0);
+	local_step(x, dir, level, nf, m, &st);
+	t->lv_fold(t, level);
+	e->mark(e, m + 3);
+	t->lv_update(t, level, x->algo.sv, st.examined);
+	e->mark(e, m + 4);
+	e->mark(e, m + 5);
+	t->lv_counts(t, cnt);
+}
+
 int kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 {
 	kbfs_engine *e = x->e;
@@ -210,6 +271,9 @@ int kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 	x->ntimed = 0;
 	x->front_packed = 0;
 	e->reset(e, root);
+	const int dev = t->lv_update != NULL;
+	if (dev)
+		t->lv_start(t);
 	uint64_t nf = 1, prev_nf = 0, mf = root_tdeg, mu = x->tdeg_total - root_tdeg;
 	x->reached = 1;
 	x->tdeg_reached = root_tdeg;
@@ -226,37 +290,19 @@ int kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 		l->level = (uint32_t)level;
 		l->dir = dir;
 		l->frontier = nf;
-		kbfs_step st, up;
-		uint64_t cnt[2 + KBFS_NXCHG + 1];
 		/* the phases are timed by the engine's marks (device events on a
 		 * GPU), read after the search, so a level waits for the device
-		 * once: in update() */
+		 * once: in update(), or in lv_counts() */
 		const int m = (int)((x->nlv - 1) % KBFS_MARK_LEVELS) * KBFS_MARKS_LEVEL;
-		e->mark(e, m + 0);
-		cnt[2 + KBFS_XG_EXPAND] = expand(x);
-		e->mark(e, m + 1);
-		if (dir == KBFS_DIR_BU)
-			e->bottom_up(e, level, nf, &st);
+		uint64_t cnt[6]; /* found, tdeg, examined, bytes of expand, fold, sv */
+		if (dev)
+			level_on_device(x, dir, level, nf, m, cnt);
 		else
-			e->top_down(e, level, nf, &st);
-		e->mark(e, m + 2);
-		cnt[2 + KBFS_XG_FOLD] = fold(x);
-		e->mark(e, m + 3);
-		e->update(e, &up);
-		x->front_packed = 0;
-		e->mark(e, m + 4);
-		cnt[2 + KBFS_XG_SV] = share_visited(x);
-		e->mark(e, m + 5);
-		double t5 = ktime();
-		cnt[0] = up.found;
-		cnt[1] = up.tdeg;
-		cnt[2 + KBFS_NXCHG] = st.examined + up.examined;
-		t->ctl_allreduce_sum_u64(t, KBFS_WORLD, cnt, 2 + KBFS_NXCHG + 1);
-		l->time[KBFS_PH_ALLREDUCE] = ktime() - t5;
+			l->time[KBFS_PH_ALLREDUCE] = level_on_host(x, dir, level, nf, m, cnt);
 		l->found = cnt[0];
-		l->examined = cnt[2 + KBFS_NXCHG];
+		l->examined = cnt[2];
 		for (int k = 0; k < KBFS_NXCHG; k++)
-			l->bytes[k] = cnt[2 + k];
+			l->bytes[k] = cnt[3 + k];
 		if (x->nlv % KBFS_MARK_LEVELS == 0)
 			level_times(x); /* the ring of marks is full */
 		prev_nf = nf;
@@ -268,15 +314,57 @@ int kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 		if (nf == 0)
 			break;
 	}
+	double tp = ktime();
 	e->finish(e);
-	t->reduce_scatter_min_u64(t, KBFS_ROW, B(x, KBFS_PL), B(x, KBFS_PRED), x->b->g.nb);
+	if (dev)
+		t->lv_pred(t);
+	else
+		t->reduce_scatter_min_u64(t, KBFS_ROW, B(x, KBFS_PL), B(x, KBFS_PRED), x->b->g.nb);
 	e->sync(e);
+	x->pred_time = ktime() - tp;
 	return 0;
+}
+
+/* With verbose: each phase summed over the search's levels, the least
+ * and the most of any rank (the JSON's times are rank 0's), on rank 0.
+ * Collective. */
+static void phase_spread(kbfs_ctx *x)
+{
+	kbfs_transport *t = x->t;
+	const int n = t->size(t, KBFS_WORLD), me = t->rank(t, KBFS_WORLD);
+	uint64_t *all = kcalloc((size_t)n, sizeof *all);
+	double lo[KBFS_NPHASE + 1], hi[KBFS_NPHASE + 1];
+	for (int p = 0; p <= KBFS_NPHASE; p++) {
+		double s = 0;
+		if (p < KBFS_NPHASE)
+			for (size_t k = 0; k < x->nlv; k++)
+				s += x->lv[k].time[p];
+		else
+			s = x->pred_time;
+		t->ctl_allgather_u64(t, KBFS_WORLD, (uint64_t)(s * 1e9 + 0.5), all);
+		lo[p] = hi[p] = (double)all[0] / 1e9;
+		for (int r = 1; r < n; r++) {
+			double v = (double)all[r] / 1e9;
+			lo[p] = v < lo[p] ? v : lo[p];
+			hi[p] = v > hi[p] ? v : hi[p];
+		}
+	}
+	free(all);
+	if (me != 0 || n == 1)
+		return;
+	char buf[512];
+	size_t at = 0;
+	for (int p = 0; p <= KBFS_NPHASE; p++)
+		at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s %.1f-%.1f", p ? ", " : "",
+				       p < KBFS_NPHASE ? kbfs_phase_names[p] : "predecessors", lo[p] * 1e6, hi[p] * 1e6);
+	kinfo("root %llu: us per search over the ranks (least-most): %s", (unsigned long long)x->root_label, buf);
 }
 
 void kbfs_search_finish(kbfs_ctx *x)
 {
 	level_times(x);
+	if (x->verbose)
+		phase_spread(x);
 	if (!x->verbose || x->t->rank(x->t, KBFS_WORLD) != 0)
 		return;
 	for (size_t k = 0; k < x->nlv; k++) {

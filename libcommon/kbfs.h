@@ -48,7 +48,9 @@ typedef struct kbfs_level {
 	uint64_t found;      /* vertices first reached at this level */
 	uint64_t examined;   /* adjacency entries read by the local steps */
 	uint64_t bytes[KBFS_NXCHG]; /* bytes sent to other ranks */
-	double time[KBFS_NPHASE];
+	double time[KBFS_NPHASE]; /* with a transport's device-resident levels (kengine.h lv_*)
+				   * the expand and sv travel inside update, which ends with the
+				   * wait for every rank: expand, sv and allreduce are 0 */
 } kbfs_level;
 
 /* The search: configuration, interfaces and the last search's results. */
@@ -66,6 +68,9 @@ typedef struct kbfs_ctx {
 	size_t nlv, lvcap;
 	size_t ntimed;         /* levels whose phase times are filled in */
 	uint64_t reached;      /* vertices reached, root included */
+	double pred_time;      /* seconds from the last level to the predecessor map complete on
+				* every owner (the MIN reduce-scatter, or the transport's lv_pred),
+				* this rank's host clock */
 	uint64_t tdeg_reached; /* sum of tdeg over them: nedge = tdeg_reached / 2 */
 	/* scratch */
 	kbfs_desc *d, *rd;

@@ -16,6 +16,7 @@ enum { KBFS_HOST_LEN = 64 }; /* bytes per host name in kbfs_run.hosts */
 typedef struct kbfs_root {
 	uint64_t input, internal, tdeg;
 	double time, validate_time;
+	double pred_time; /* kbfs_ctx.pred_time of rank 0 */
 	uint64_t nedge, reached;
 	int maxdepth;
 	int valid;

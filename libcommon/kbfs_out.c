@@ -160,6 +160,7 @@ static void json_root(kjson_writer *w, const kbfs_run *r, size_t k)
 	kjson_kv_uint(w, "index", k);
 	kjson_kv_uint(w, "root", rt->input);
 	kjson_kv_double(w, "time", rt->time);
+	kjson_kv_double(w, "pred_time", rt->pred_time);
 	kjson_kv_uint(w, "nedge", rt->nedge);
 	kjson_kv_double(w, "teps", rt->time > 0 ? (double)rt->nedge / rt->time : 0.0);
 	kjson_kv_uint(w, "reached", rt->reached);

@@ -24,7 +24,7 @@
 #include <string.h>
 
 const char *const kbfs_engine_names[] = {"cpu", "cuda", "auto", NULL};
-const char *const kbfs_transport_names[] = {"auto", "mpi", "nccl", NULL};
+const char *const kbfs_transport_names[] = {"auto", "mpi", "nccl", "peer", NULL};
 const char *const kbfs_pred_format_names[] = {"text", "bin", NULL};
 const char *const kbfs_validator_names[] = {"auto", "device", "host", NULL};
 
@@ -75,11 +75,13 @@ static int pick_engine(kbfs_run *r)
 			kerror("--validator device needs the CUDA engine, but %s: use --validator host", nogpu);
 		return KEXIT_RESOURCE;
 	}
-	if (kind == KBFS_ENGINE_CPU && o->transport == KBFS_TRANSPORT_NCCL) {
-		/* --engine cpu --transport nccl is refused by the option parser;
-		 * here auto fell back to the CPU engine */
+	const int want_nccl = o->transport == KBFS_TRANSPORT_NCCL || o->transport == KBFS_TRANSPORT_PEER;
+	if (kind == KBFS_ENGINE_CPU && want_nccl) {
+		/* --engine cpu --transport nccl|peer is refused by the option
+		 * parser; here auto fell back to the CPU engine */
 		if (r->rank == 0)
-			kerror("--transport nccl needs the CUDA engine, but %s: use --transport mpi", nogpu);
+			kerror("--transport %s needs the CUDA engine, but %s: use --transport mpi",
+			       kbfs_transport_names[o->transport], nogpu);
 		return KEXIT_RESOURCE;
 	}
 	if (kind == KBFS_ENGINE_CUDA) {
@@ -88,14 +90,14 @@ static int pick_engine(kbfs_run *r)
 				kerror("%s: use --engine cpu", nogpu);
 			return KEXIT_RESOURCE;
 		}
-		if (o->transport == KBFS_TRANSPORT_NCCL && !dev->nccl_built) {
+		if (want_nccl && !dev->nccl_built) {
 			if (r->rank == 0)
 				kerror("this build has no NCCL (nccl.h was not found when it was built): use --transport mpi");
 			return KEXIT_RESOURCE;
 		}
-		/* the device engine; its transport (NCCL) unless --transport mpi */
-		int nccl = o->transport == KBFS_TRANSPORT_NCCL ||
-			   (o->transport == KBFS_TRANSPORT_AUTO && dev->nccl_built);
+		/* the device engine; its transport (NCCL, with the peer-to-peer
+		 * levels as the device's options say) unless --transport mpi */
+		int nccl = want_nccl || (o->transport == KBFS_TRANSPORT_AUTO && dev->nccl_built);
 		int rc = dev->open(dev, r->world, &r->eng, nccl ? &r->tr : NULL);
 		if (!rc && !nccl)
 			kbfs_transport_mpi(&r->tr);
@@ -295,6 +297,7 @@ static int run_one(kbfs_run *r, size_t k)
 		return rc;
 	kcomm_barrier(r->world);
 	rt->time = ktime() - t0;
+	rt->pred_time = x->pred_time;
 	kbfs_search_finish(x);
 	kcomm_bcast(r->world, &rt->time, sizeof rt->time, 0);
 	rt->nedge = x->tdeg_reached / 2;

@@ -29,9 +29,12 @@
 enum kbfs_engine_kind { KBFS_ENGINE_CPU, KBFS_ENGINE_CUDA, KBFS_ENGINE_AUTO };
 /* "cpu", "cuda", "auto", NULL: by enum kbfs_engine_kind (--engine) */
 extern const char *const kbfs_engine_names[];
-/* --transport: auto = NCCL when the CUDA engine runs and NCCL is built in */
-enum kbfs_transport_kind { KBFS_TRANSPORT_AUTO, KBFS_TRANSPORT_MPI, KBFS_TRANSPORT_NCCL };
-/* "auto", "mpi", "nccl", NULL: by enum kbfs_transport_kind (--transport) */
+/* --transport: auto = the device's transport when the CUDA engine runs and
+ * NCCL is built in (peer-to-peer levels where every rank can use them,
+ * else NCCL alone), MPI otherwise; nccl = NCCL alone; peer = NCCL with the
+ * peer-to-peer levels, refused where they cannot run */
+enum kbfs_transport_kind { KBFS_TRANSPORT_AUTO, KBFS_TRANSPORT_MPI, KBFS_TRANSPORT_NCCL, KBFS_TRANSPORT_PEER };
+/* "auto", "mpi", "nccl", "peer", NULL: by enum kbfs_transport_kind (--transport) */
 extern const char *const kbfs_transport_names[];
 /* "text", "bin", NULL: kbfs_opts.pred_binary (--pred-format) */
 extern const char *const kbfs_pred_format_names[];

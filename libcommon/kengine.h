@@ -256,6 +256,38 @@ struct kbfs_transport {
 	void (*ctl_alltoall_u64)(kbfs_transport *t, enum kbfs_axis axis, const uint64_t *send, uint64_t *recv);
 	void (*ctl_allreduce_sum_u64)(kbfs_transport *t, enum kbfs_axis axis, uint64_t *v, size_t n);
 	void (*barrier)(kbfs_transport *t, enum kbfs_axis axis);
+
+	/* Device-resident levels (optional: all NULL for a transport without
+	 * them, and the loop then drives the exchanges above).  A transport
+	 * that reaches the engine memory of every other rank directly (GPUs
+	 * of one host, peer to peer) keeps a whole level on the device: which
+	 * words travel is decided there, no size or descriptor crosses to the
+	 * host, the expand of the next level and the shared visited bits
+	 * leave inside the owner update, and the host reads the level's
+	 * counters once, summed over the world.  The engine is the one given
+	 * to setup(); its FRONT, COLFRONT, RECV and PRED are the transport's
+	 * to write while these run.
+	 *   lv_start(t)         after e->reset(): the root's frontier reaches
+	 *                       the column (the expand of level 1)
+	 *   lv_fold(t, level)   after the local step: the segments of ROWNEXT
+	 *                       to their owners (nothing on one-column grids)
+	 *   lv_update(t, level, sv, examined) the owner update (e->update's
+	 *                       work on the merged fold), then FRONT to the
+	 *                       column (the next level's expand) and, with sv,
+	 *                       the owners' visited bits to the row, then the
+	 *                       wait for every rank's level; examined is what
+	 *                       the local step reported itself (kbfs_step)
+	 *   lv_counts(t, cnt)   waits for that: cnt = found, tdeg, examined
+	 *                       and the bytes of the expand, fold and sv,
+	 *                       summed over the world
+	 *   lv_pred(t)          after the last level and e->finish(): PRED of
+	 *                       every owned vertex, instead of the MIN
+	 *                       reduce-scatter of PL */
+	void (*lv_start)(kbfs_transport *t);
+	void (*lv_fold)(kbfs_transport *t, uint64_t level);
+	void (*lv_update)(kbfs_transport *t, uint64_t level, int sv, uint64_t examined);
+	void (*lv_counts)(kbfs_transport *t, uint64_t cnt[6]);
+	void (*lv_pred)(kbfs_transport *t);
 };
 
 /* The implementations in libcommon (fill *e / *t; no allocation yet). */

@@ -75,4 +75,18 @@ if have_mpi && kbfs --version | grep -q 'mpi=yes'; then
 else
 	skip "no MPI build"
 fi
+
+# ---- the predecessor step's time, and the phases' spread over the ranks ----
+ok "pred_time: every root's, inside its time" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['roots'] and all(0 <= r['pred_time'] <= r['time'] for r in d['roots']), d['roots']" "$T/j.json"
+if have_mpi && kbfs --version | grep -q 'mpi=yes'; then
+	kpart -q -R 1 -C 2 --force -o "$T/p2" "$T/k.kg"
+	MPIRUN 2 kbfs -v -n 2 "$T/p2" >"$T/out" 2>"$T/err"
+	ok "-v on two ranks: each phase's least and most over the ranks, per search" \
+		sh -c "[ \$(grep -c 'us per search over the ranks (least-most): expand [0-9.]*-[0-9.]*, local .*predecessors [0-9.]*-[0-9.]*' '$T/err') -ge 2 ]"
+else
+	skip "no MPI build"
+fi
 done_testing

@@ -1,50 +1,112 @@
 #!/bin/bash
-# Two GPUs: grids 1x2, 2x1 (a rank per GPU) and 2x2 (two ranks per GPU: the
-# row axis on distinct GPUs goes through NCCL, the column axis shares a GPU
-# and falls back to MPI) with --transport nccl and --transport mpi; the
-# engine against the CPU engine (full matrix at scale 12, quick at 14), and
-# kbfs --engine cuda end to end, depths compared with --engine cpu.
+# Several GPUs.  With one rank a GPU, every grid the GPUs hold (1x2 and
+# 2x1 on two; 2x2, 4x1 and 1x4 as well on four; 2x4, 4x2, 8x1 and 1x8 on
+# eight) through each transport: peer (the device-resident levels of
+# gpu/kgpu_peer.cu), nccl (NCCL alone) and mpi (host staging).  With two
+# ranks a GPU (2x2 on two GPUs, 2x4 on four): nccl and mpi, and peer
+# refused by name.  The engine (default kernel) against the CPU engine at
+# scale 12 on every grid and transport (full configurations for peer on
+# 1x2, 2x1 and 2x2 and for nccl with two ranks a GPU, quick ones
+# elsewhere), kernels lb and edge at 14; then kbfs --engine cuda end to end
+# at scale 14 with peer, nccl and the default (auto: peer where it can
+# run), its depths equal to --engine cpu's and its trees validated.
 . "$(dirname "$0")/lib.sh"
 need_gpu
 need_mpi
 . "$TOP/tests/gpu/lib-gpu.sh"
-[ "$(gpu_count)" -ge 2 ] || skip_all "fewer than 2 GPUs"
-gpu_only 2
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+ngpu=$(gpu_count)
+[ "$ngpu" -ge 2 ] || skip_all "fewer than 2 GPUs"
+[ "$ngpu" -ge 8 ] && ngpu=8
+[ "$ngpu" -ge 4 ] && [ "$ngpu" -lt 8 ] && ngpu=4
+[ "$ngpu" -lt 4 ] && ngpu=2
+gpu_only "$ngpu"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} NCCL_NVLS_ENABLE=0
 build_gpu_tests || { echo "Bail out! cannot build the CUDA test programs"; exit 1; }
-TRANSPORTS=mpi
-grep -q 'KBUILD_NCCL 1' "$TOP/build/kbuild.h" && TRANSPORTS="nccl mpi"
-for g in 1x2 2x1 2x2; do
-	for tr in $TRANSPORTS; do
+NCCL=0
+grep -q 'KBUILD_NCCL 1' "$TOP/build/kbuild.h" && NCCL=1
+case $ngpu in
+2) ONE="1x2 2x1" TWO=2x2 ;;
+4) ONE="1x2 2x1 2x2 4x1 1x4" TWO=2x4 ;;
+8) ONE="2x2 4x1 1x4 2x4 4x2 8x1 1x8" TWO=4x4 ;;
+esac
+echo "# $ngpu GPUs: one rank a GPU on $ONE; two ranks a GPU on $TWO"
+fails() { ! "$@" >"$T/out" 2>"$T/err"; }
+transports() { # transports GRID: those to try on it
+	if [ $NCCL = 0 ]; then
+		echo mpi
+	elif [ "$1" = "$TWO" ]; then
+		echo "nccl mpi"
+	else
+		echo "peer nccl mpi"
+	fi
+}
+
+# the engine's kernels are compared one by one on one GPU (t0600): here
+# the default kernel, the transports and grids
+for g in $ONE $TWO; do
+	for tr in $(transports "$g"); do
 		part 12 "$g"
-		sub_tap "engine $g scale 12 on 2 GPUs, --transport $tr, full configurations" \
-			prun "$g" "$TB/test_engine" --configs full --roots 4 --transport "$tr" "$PART"
-		ok "engine $g: the ranks use both GPUs" sh -c "grep -q 'gpu 0/2' '$T/sub.$_n.log' && grep -q 'gpu 1/2' '$T/sub.$_n.log'"
-		part 14 "$g"
-		sub_tap "engine $g scale 14 on 2 GPUs, --transport $tr" \
-			prun "$g" "$TB/test_engine" --configs quick --roots 4 --transport "$tr" "$PART"
+		configs=quick
+		[ "$tr" = peer ] && case $g in 1x2 | 2x1 | 2x2) configs=full ;; esac
+		[ "$g" = "$TWO" ] && [ "$tr" = nccl ] && configs=full
+		sub_tap "engine $g scale 12 on $ngpu GPUs, --transport $tr, $configs configurations" \
+			prun "$g" "$TB/test_engine" --kernels lb --configs $configs --roots 4 --transport "$tr" "$PART"
+		np=$((${g%x*} * ${g#*x}))
+		last=$((np < ngpu ? np - 1 : ngpu - 1))
+		ok "engine $g: the ranks use GPU 0 and GPU $last" \
+			sh -c "grep -q 'gpu 0/$ngpu' '$T/sub.$_n.log' && grep -q 'gpu $last/$ngpu' '$T/sub.$_n.log'"
+		[ "$tr" = peer ] && ok "engine $g --transport peer: the peer levels ran" \
+			grep -q '(peer transport)' "$T/sub.$_n.log"
 	done
+	tr=$(transports "$g" | cut -d' ' -f1)
+	part 14 "$g"
+	sub_tap "engine $g scale 14 on $ngpu GPUs, --transport $tr, kernels lb and edge" \
+		prun "$g" "$TB/test_engine" --kernels lb,edge --configs quick --roots 4 --transport "$tr" "$PART"
 done
-ok "2x2: the logs show two ranks sharing a GPU" sh -c "cat '$T'/sub.*.log | grep -q 'shared by 2'"
+ok "$TWO: the logs show two ranks sharing a GPU" sh -c "cat '$T'/sub.*.log | grep -q 'shared by 2'"
+if [ $NCCL = 1 ]; then
+	part 12 "$TWO"
+	ok "engine $TWO (two ranks a GPU): --transport peer is refused" \
+		fails prun "$TWO" "$TB/test_engine" --configs quick --roots 1 --transport peer "$PART"
+	ok "... naming the reason" grep -q 'ranks share a GPU' "$T/err"
+	part 14 "$TWO"
+	ok "kbfs $TWO (two ranks a GPU): --transport peer is refused" \
+		fails prun "$TWO" kbfs --engine cuda --transport peer -n 1 "$PART"
+	ok "... in one line, naming the reason" sh -c "grep -c 'ranks share a GPU' '$T/err' | grep -qx 1"
+fi
 
 if ! kbfs_wired; then
-	skip "kbfs has no --kernel/--transport yet (cmd/kbfs.c not wired): kbfs on 2 GPUs"
+	skip "kbfs has no --kernel/--transport yet (cmd/kbfs.c not wired): kbfs on several GPUs"
 	done_testing
 	exit
 fi
-for s in 12 14; do
-	part "$s" 1x1
-	rm -rf "$T/cpu$s"
-	run_ok "kbfs --engine cpu scale $s (reference depths)" prun 1x1 kbfs --engine cpu -n 8 --depth-out "$T/cpu$s" "$PART"
-	for g in 1x2 2x1 2x2; do
-		part "$s" "$g"
-		for tr in $TRANSPORTS; do
-			rm -rf "$T/d"
-			run_ok "kbfs --engine cuda --transport $tr $g scale $s on 2 GPUs: trees validate" \
-				prun "$g" kbfs --engine cuda --transport "$tr" -n 8 --depth-out "$T/d" "$PART"
-			keep_log "kbfs-2gpu-$g-s$s-$tr" "$T/err"
-			ok "kbfs cuda $tr $g scale $s: depths equal --engine cpu's" same_depths "$T/d" "$T/cpu$s"
-		done
+s=14
+part $s 1x1
+rm -rf "$T/cpu$s"
+run_ok "kbfs --engine cpu scale $s (reference depths)" prun 1x1 kbfs --engine cpu -n 8 --depth-out "$T/cpu$s" "$PART"
+for g in $ONE $TWO; do
+	part "$s" "$g"
+	for tr in auto $(transports "$g" | sed 's/ mpi//'); do
+		rm -rf "$T/d"
+		run_ok "kbfs --engine cuda --transport $tr $g scale $s on $ngpu GPUs: trees validate" \
+			prun "$g" kbfs --engine cuda --transport "$tr" -n 8 -v --json "$T/run.json" --depth-out "$T/d" "$PART"
+		keep_log "kbfs-multi-$g-s$s-$tr" "$T/err"
+		ok "kbfs cuda $tr $g scale $s: depths equal --engine cpu's" same_depths "$T/d" "$T/cpu$s"
+		want=$tr
+		if [ "$tr" = auto ]; then
+			want=peer
+			[ "$g" = "$TWO" ] && want=nccl
+			[ $NCCL = 0 ] && want=mpi
+		fi
+		ok "kbfs $tr $g scale $s: the record names transport $want" \
+			grep -q "\"transport\": \"$want\"" "$T/run.json"
 	done
 done
+if [ $NCCL = 1 ]; then
+	part 14 "${ONE%% *}"
+	rm -rf "$T/d"
+	run_ok "kbfs --transport peer --dense-push ${ONE%% *} scale 14: trees validate" \
+		prun "${ONE%% *}" kbfs --engine cuda --transport peer --dense-push -n 8 --depth-out "$T/d" "$PART"
+	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu14"
+fi
 done_testing

@@ -5,7 +5,9 @@
  *   [mpirun -np R*C] test_engine [options] DIR
  *     --roots N          roots per configuration (default 4)
  *     --kernels LIST     comma-separated top-down kernels (default all)
- *     --transport T      mpi (default) or nccl for the CUDA engine
+ *     --transport T      mpi (default), nccl (NCCL alone) or peer (NCCL with the
+ *                        device-resident levels of kgpu_peer.cu; refused where
+ *                        they cannot run) for the CUDA engine
  *     --configs C        full (default: every direction x exchange, plus
  *                        no-compress and no-sv variants) or quick
  *     --vbfs-k K, --bu-split N, --bu-batch N, --bu-rows N, --gpu N,
@@ -13,7 +15,8 @@
  *     -v                 per-level tables of both engines
  * For every kernel and configuration and root, both engines search the
  * same partition; the level records (direction, frontier, found,
- * examined, bytes sent per exchange) must be equal (kernel edge: its
+ * examined, bytes sent per exchange; not the bytes with peer, which
+ * counts the words it stores into other GPUs) must be equal (kernel edge: its
  * top-down levels examine every stored edge, at least the CPU's count),
  * every vertex's depth
  * must be equal, and the CUDA tree must pass the Graph500 validation
@@ -113,14 +116,14 @@ static void print_levels(const char *who, const result *r)
 /* The first differing level record (SIZE_MAX: equal).  every_edge: b's
  * top-down levels read every stored edge (kernel edge), so they examine
  * more entries than a's (the frontier's), never fewer. */
-static size_t level_diff(const result *a, const result *b, int every_edge)
+static size_t level_diff(const result *a, const result *b, int every_edge, int bytes)
 {
 	size_t n = a->nlv < b->nlv ? a->nlv : b->nlv;
 	for (size_t k = 0; k < n; k++) {
 		const kbfs_level *x = &a->lv[k], *y = &b->lv[k];
 		int ex = every_edge && x->dir == KBFS_DIR_TD ? y->examined < x->examined : x->examined != y->examined;
 		if (x->dir != y->dir || x->frontier != y->frontier || x->found != y->found || ex ||
-		    memcmp(x->bytes, y->bytes, sizeof x->bytes))
+		    (bytes && memcmp(x->bytes, y->bytes, sizeof x->bytes)))
 			return k;
 	}
 	return a->nlv == b->nlv ? SIZE_MAX : n;
@@ -143,8 +146,13 @@ int main(int argc, char **argv)
 			nroots = (int)kopt_u64(a, argv[++k], 1, 4096);
 		else if (!strcmp(a, "--kernels") && v)
 			kernels = argv[++k];
-		else if (!strcmp(a, "--transport") && v)
-			nccl = !strcmp(argv[++k], "nccl");
+		else if (!strcmp(a, "--transport") && v) {
+			const char *tn = argv[++k];
+			nccl = !strcmp(tn, "nccl") || !strcmp(tn, "peer");
+			go.peer = !strcmp(tn, "peer") ? 2 : 0;
+			if (!nccl && strcmp(tn, "mpi"))
+				kopt_usage_error("--transport: '%s' is not one of mpi, nccl, peer", tn);
+		}
 		else if (!strcmp(a, "--configs") && v)
 			quick = !strcmp(argv[++k], "quick");
 		else if (!strcmp(a, "--vbfs-k") && v)
@@ -300,7 +308,7 @@ int main(int argc, char **argv)
 				search(&gx, world, roots[q], rtdeg[q], rg);
 				tcpu += rc->time;
 				tgpu += rg->time;
-				size_t d = level_diff(rc, rg, go.kernel == KGPU_K_EDGE);
+				size_t d = level_diff(rc, rg, go.kernel == KGPU_K_EDGE, gt.lv_update == NULL);
 				if (d != SIZE_MAX && !lv_bad++)
 					snprintf(why, sizeof why, "root %llu: level records differ from level %zu",
 						 (unsigned long long)roots[q], d + 1);

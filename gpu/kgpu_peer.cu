@@ -1,0 +1,793 @@
+// kgpu_peer: device-resident levels between the GPUs of one host (kengine.h
+// lv_*), the exchanges of the level loop as stores into the other GPUs'
+// memory, ordered by flags; nothing crosses to the host but the level's
+// counters, once.
+//
+// Set-up (collective): usable when every rank of the job sits on one host,
+// each on a GPU of its own, and each GPU can reach the memory of the GPUs
+// it exchanges with (cudaDeviceCanAccessPeer).  Every rank then exports
+// its window (flags and counters), both COLFRONT buffers, XRECV, ROWVIS,
+// WONIN and PARW through CUDA IPC handles (allgathered over MPI) and maps
+// those of its column, row and world peers.
+//
+// A level at P(i,j) (R x C grid, nbw words a segment):
+//   local step  the engine's kernels, reading COLFRONT[q'] (q' the parity
+//               of the level that sent it) and ROWVIS, writing ROWNEXT;
+//   fold        every nonzero word of ROWNEXT's segment m (m != j) is
+//               stored into XRECV segment j of P(i,m); then the fold flag;
+//   update      after the row's fold flags: per owned word, the segments
+//               in order (own ROWNEXT first... by m), each word's newly
+//               reached bits credited to the first segment that holds them
+//               (WON, the finder whose PL has the parent), new = union &
+//               ~OWNVIS, OWNVIS |= new, the level into PRED's high bits;
+//               XRECV's words are cleared as they are read.  Then the
+//               next level's expand: new goes to COLFRONT[q] segment i of
+//               every P(r,j), but only the words that differ from what that
+//               buffer holds (FRONT of two levels ago, kept in FRONTB[q]),
+//               and, with sv, OWNVIS's changed words to ROWVIS segment j of
+//               every P(i,m).  The last block sends every rank its counters
+//               and the round flag;
+//   wait        the last block of the update waits for every rank's round
+//               flag and sums the counters into mapped host memory, which
+//               the host polls: its one wait a level.
+// COLFRONT is double-buffered by level parity, so the next level's expand
+// can leave while a peer still reads this level's.  Why the other buffers
+// are safe to write: every rank passes a round only when all have finished
+// the level before, and a fold is sent only after its sender's local step,
+// whose start needs every rank's previous round (the same argument for
+// XRECV, ROWVIS, the counters, which are double-buffered by round parity).
+//
+// After the last level (C > 1): each owner sends finder m the rows of its
+// segment that m is credited with (WON -> WONIN of m); m writes the
+// parents of those rows, in bit order, as local column indices into the
+// owner's PARW; the owner decodes them into PRED through the same prefix
+// counts (a CUB scan of per-tile popcounts on both sides).  PL is never
+// reset: only rows found in this search are read.
+//
+// Every wait gives up after KBFS_PEER_TIMEOUT seconds (default 120): the
+// host then names the rank that did not answer and ends the job.
+#include "kgpu_flag.cuh"
+#include "kgpu_internal.cuh"
+
+#include <cub/cub.cuh>
+
+#include <stdlib.h>
+#include <string.h>
+
+namespace {
+
+enum { PEER_MAX = 16, NSUM = 6, PB = 256 };
+enum peer_kind { PK_ROUND, PK_FOLD, PK_WON, PK_PAR, PK_N };
+enum { S_FOUND, S_TDEG, S_EXAMINED, S_BEXPAND, S_BFOLD, S_BSV };
+
+// One rank's window: written by the others, read by its owner.
+struct peer_win {
+	ull flag[PK_N][PEER_MAX];           // the last round of each kind each rank finished here
+	u64 sums[2][PEER_MAX][8];           // level counters by round parity and sender
+};
+
+// What the kernels need, by value.
+struct peer_dev {
+	int me, nworld, R, C, i, j;
+	u64 nbw, nb;
+	int dense, sv; // sv: set per level (kgpu_peer_update)
+	u64 timeout_ns;
+	peer_win *win[PEER_MAX];    // every world rank's window as this rank addresses it
+	u64 *colf[2][PEER_MAX];     // COLFRONT[q] of P(r,j), by r
+	u64 *xrecv[PEER_MAX];       // XRECV of P(i,m), by m
+	u64 *rowvis[PEER_MAX];      // ROWVIS of P(i,m), by m
+	u64 *wonin[PEER_MAX];       // WONIN of P(i,m), by m
+	u32 *parw[PEER_MAX];        // PARW of P(i,m), by m
+	int colrank[PEER_MAX];      // world rank of P(r,j)
+	int rowrank[PEER_MAX];      // world rank of P(i,m)
+	u64 colfirst[PEER_MAX];     // first global column of P(i,m), by m
+	unsigned *ticket;           // blocks done (the last one publishes, then resets it)
+	ull *lvc;                   // bytes pushed this level: expand, fold, sv
+	int *err;                   // mapped host: 1 + the rank a wait gave up on
+};
+
+__device__ __forceinline__ u64 gtime()
+{
+	u64 t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+// Wait until rank src's flag of kind k here reaches round (one thread).
+__device__ void wait_flag(const peer_dev &d, int k, int src, u64 round)
+{
+	ull *f = &d.win[d.me]->flag[k][src];
+	if (kgpu_flag_get(f) >= round)
+		return;
+	const u64 t0 = gtime();
+	for (unsigned k = 0; kgpu_flag_get(f) < round; k++) {
+		if ((k & 1023) == 1023 && gtime() - t0 > 1000000) { // past 1 ms: check for a failure elsewhere
+			if (*(volatile int *)d.err || gtime() - t0 > d.timeout_ns) {
+				atomicCAS(d.err, 0, 1 + src);
+				return;
+			}
+		}
+	}
+}
+
+// The block's thread 0 waits for the flags of kind k of every row peer
+// (row) or every world rank; then the block goes on.
+__device__ void wait_peers(const peer_dev &d, int k, int row, u64 round)
+{
+	if (threadIdx.x == 0) {
+		if (row) {
+			for (int m = 0; m < d.C; m++)
+				if (m != d.j)
+					wait_flag(d, k, d.rowrank[m], round);
+		} else {
+			for (int r = 0; r < d.nworld; r++)
+				if (r != d.me)
+					wait_flag(d, k, r, round);
+		}
+	}
+	__syncthreads();
+}
+
+// Called by every thread at a kernel's end: true in the last block to
+// finish, after every block's stores (peer memory included) are visible
+// system-wide.
+__device__ bool last_block(const peer_dev &d)
+{
+	__shared__ bool last;
+	__threadfence_system();
+	__syncthreads();
+	if (threadIdx.x == 0)
+		last = atomicAdd(d.ticket, 1u) == gridDim.x - 1;
+	__syncthreads();
+	if (last) {
+		__threadfence_system();
+		if (threadIdx.x == 0)
+			*d.ticket = 0;
+	}
+	return last;
+}
+
+// Flag kind k = round in every row peer's window (row) or every world rank's.
+__device__ void raise_flags(const peer_dev &d, int k, int row, u64 round)
+{
+	if (row) {
+		for (int m = threadIdx.x; m < d.C; m += blockDim.x)
+			if (m != d.j)
+				kgpu_flag_put(&d.win[d.rowrank[m]]->flag[k][d.me], round);
+	} else {
+		for (int r = threadIdx.x; r < d.nworld; r += blockDim.x)
+			if (r != d.me)
+				kgpu_flag_put(&d.win[r]->flag[k][d.me], round);
+	}
+}
+
+__device__ __forceinline__ void block_add(ull *ctr, ull v)
+{
+	v = kgpu_warp_sum(v);
+	if (kgpu_lane() == 0 && v)
+		atomicAdd(ctr, v);
+}
+
+// The last block of a round, after raising its flags: every world rank's
+// round flag, then (sum) the counters into mapped host memory, hsum[7] =
+// round last, which the host polls.
+__device__ void finish_round(const peer_dev &d, u64 round, int sum, volatile u64 *hsum)
+{
+	for (int r = threadIdx.x; r < d.nworld; r += blockDim.x)
+		if (r != d.me)
+			wait_flag(d, PK_ROUND, r, round);
+	__syncthreads();
+	if (sum && threadIdx.x < NSUM) {
+		const int par = (int)(round & 1);
+		u64 s = 0;
+		for (int r = 0; r < d.nworld; r++)
+			s += ((volatile u64 *)d.win[d.me]->sums[par][r])[threadIdx.x];
+		hsum[threadIdx.x] = s;
+	}
+	__threadfence_system();
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		hsum[7] = round;
+		__threadfence_system();
+	}
+}
+
+// ---- the start of a search: the root's frontier to the column -------------------
+
+__global__ void __launch_bounds__(PB) k_start(peer_dev d, const u64 *__restrict__ front, u64 *__restrict__ frontb,
+					      u64 *__restrict__ pred, u64 root_off, u64 root_packed, u64 round,
+					      volatile u64 *hsum)
+{
+	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < d.nbw; w += (u64)gridDim.x * blockDim.x) {
+		const u64 n = front[w], o = frontb[w];
+		if (d.dense || n != o) {
+			frontb[w] = n;
+			for (int r = 0; r < d.R; r++)
+				if (d.colf[0][r] != frontb)
+					d.colf[0][r][(u64)d.i * d.nbw + w] = n;
+		}
+	}
+	if (pred && blockIdx.x == 0 && threadIdx.x == 0)
+		pred[root_off] = root_packed;
+	if (last_block(d)) {
+		raise_flags(d, PK_ROUND, 0, round);
+		finish_round(d, round, 0, hsum);
+	}
+}
+
+// ---- fold: ROWNEXT's segments to their owners --------------------------------------
+
+__global__ void __launch_bounds__(PB) k_fold(peer_dev d, const u64 *__restrict__ rownext, u64 round)
+{
+	ull bytes = 0;
+	const u64 nw = (u64)d.C * d.nbw;
+	for (u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x; t < nw; t += (u64)gridDim.x * blockDim.x) {
+		const int m = (int)(t / d.nbw);
+		if (m == d.j)
+			continue;
+		const u64 b = rownext[t];
+		if (d.dense || b) {
+			d.xrecv[m][(u64)d.j * d.nbw + (t - (u64)m * d.nbw)] = b;
+			bytes += 8;
+		}
+	}
+	block_add(&d.lvc[1], bytes);
+	if (last_block(d))
+		raise_flags(d, PK_FOLD, 1, round);
+}
+
+// ---- update: merge, owner update, next expand, shared visited, counters ---------
+
+template <typename T>
+__global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 *__restrict__ rownext,
+					       u64 *__restrict__ xrecv, u64 *__restrict__ ownvis, u64 *__restrict__ frontb,
+					       u64 *__restrict__ won, u64 *__restrict__ pred, const T *__restrict__ tdeg,
+					       kgpu_counters *cnt, u64 fold_round, u64 round, u64 examined,
+					       volatile u64 *hsum)
+{
+	if (d.C > 1)
+		wait_peers(d, PK_FOLD, 1, fold_round);
+	const int lane = threadIdx.x & 31, q = (int)(level & 1);
+	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
+	const u64 lvbits = level << KBFS_PARENT_BITS | KBFS_PARENT_MASK;
+	ull found = 0, td = 0, be = 0, bs = 0;
+	for (u64 w0 = gw * 32; w0 < d.nbw; w0 += nwarps * 32) {
+		const u64 w = w0 + lane;
+		u64 n = 0;
+		if (w < d.nbw) {
+			const u64 ov = ownvis[w];
+			u64 acc = 0;
+			if (d.C == 1) {
+				acc = rownext[w];
+			} else {
+				for (int m = 0; m < d.C; m++) {
+					u64 b;
+					if (m == d.j) {
+						b = rownext[(u64)m * d.nbw + w];
+					} else {
+						b = xrecv[(u64)m * d.nbw + w];
+						if (b)
+							xrecv[(u64)m * d.nbw + w] = 0;
+					}
+					const u64 mine = b & ~acc & ~ov;
+					if (mine)
+						won[(u64)m * d.nbw + w] |= mine;
+					acc |= b;
+				}
+			}
+			n = acc & ~ov;
+			if (n)
+				ownvis[w] = ov | n;
+			// the next level's expand: the words COLFRONT[q] holds otherwise
+			const u64 o = frontb[w];
+			if (d.dense || n != o) {
+				frontb[w] = n;
+				for (int r = 0; r < d.R; r++)
+					if (d.colf[q][r] != frontb)
+						d.colf[q][r][(u64)d.i * d.nbw + w] = n;
+				be += 8ull * (u64)(d.R - 1);
+			}
+			// shared visited: the owner's visited word to the row
+			if (d.sv && d.C > 1 && (d.dense || n)) {
+				const u64 v = ov | n;
+				for (int m = 0; m < d.C; m++)
+					d.rowvis[m][(u64)d.j * d.nbw + w] = v;
+				bs += 8ull * (u64)(d.C - 1);
+			}
+		}
+		found += __popcll(n);
+		kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) {
+			const u64 v = (w0 + (u64)l) * 64 + (u64)b;
+			td += tdeg[v];
+			if (d.C > 1) // the level now, the parent after the search (kgpu_peer_pred)
+				pred[v] = lvbits;
+		});
+	}
+	kgpu_count(&cnt->found, found);
+	kgpu_count(&cnt->tdeg, td);
+	block_add(&d.lvc[0], be);
+	block_add(&d.lvc[2], bs);
+	if (last_block(d)) {
+		__shared__ u64 s[NSUM];
+		if (threadIdx.x == 0) {
+			volatile kgpu_counters *c = cnt;
+			volatile ull *lvc = d.lvc;
+			s[S_FOUND] = c->found;
+			s[S_TDEG] = c->tdeg;
+			s[S_EXAMINED] = c->examined + examined;
+			s[S_BEXPAND] = lvc[0];
+			s[S_BFOLD] = lvc[1];
+			s[S_BSV] = lvc[2];
+			c->found = c->examined = c->tdeg = c->lfound = c->nsel = c->nv = c->ticket = 0;
+			lvc[0] = lvc[1] = lvc[2] = 0;
+		}
+		__syncthreads();
+		const int par = (int)(round & 1);
+		for (int k = threadIdx.x; k < d.nworld * NSUM; k += blockDim.x)
+			d.win[k / NSUM]->sums[par][d.me][k % NSUM] = s[k % NSUM];
+		__threadfence_system();
+		__syncthreads();
+		raise_flags(d, PK_ROUND, 0, round);
+		finish_round(d, round, 1, hsum);
+	}
+}
+
+// ---- after the search: the parents the finders hold -------------------------------
+
+// WON's segment m to P(i,m)'s WONIN segment j (the words with bits).
+__global__ void __launch_bounds__(PB) k_won(peer_dev d, const u64 *__restrict__ won, u64 round)
+{
+	const u64 nw = (u64)d.C * d.nbw;
+	for (u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x; t < nw; t += (u64)gridDim.x * blockDim.x) {
+		const int m = (int)(t / d.nbw);
+		if (m == d.j)
+			continue;
+		const u64 b = won[t];
+		if (b)
+			d.wonin[m][(u64)d.j * d.nbw + (t - (u64)m * d.nbw)] = b;
+	}
+	if (last_block(d))
+		raise_flags(d, PK_WON, 1, round);
+}
+
+// Set bits of each tile (KGPU_TILE_WORDS words) of WON's and WONIN's C
+// segments: cnt[a * C * tps + m * tps + t] (a = 0 WON, 1 WONIN), after the
+// row's WON flags.
+__global__ void __launch_bounds__(PB) k_tiles(peer_dev d, const u64 *__restrict__ won, const u64 *__restrict__ wonin,
+					      u64 *__restrict__ cnt, u64 tps, u64 round)
+{
+	wait_peers(d, PK_WON, 1, round);
+	const u64 ntile = 2 * (u64)d.C * tps, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
+	const int lane = kgpu_lane();
+	for (u64 t = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5; t < ntile; t += nwarps) {
+		const u64 a = t / ((u64)d.C * tps), m = (t / tps) % (u64)d.C, lt = t % tps;
+		const u64 w = lt * KGPU_TILE_WORDS + lane;
+		const u64 *src = (a ? wonin : won) + m * d.nbw;
+		const ull c = w < d.nbw ? (ull)__popcll(src[w]) : 0;
+		const ull s = kgpu_warp_sum(c);
+		if (lane == 0)
+			cnt[t] = s;
+	}
+}
+
+// A warp's tile of a segment's words: word lt * 32 + lane of segment m of
+// arr (0 past the segment's end), cleared in arr as it is taken; *excl =
+// the set bits of the tile's words before this lane's.
+__device__ __forceinline__ u64 take_tile_word(u64 *__restrict__ arr, u64 nbw, u64 m, u64 lt, u64 *excl)
+{
+	const u64 w = lt * KGPU_TILE_WORDS + kgpu_lane();
+	u64 x = 0;
+	if (w < nbw) {
+		x = arr[m * nbw + w];
+		if (x)
+			arr[m * nbw + w] = 0;
+	}
+	const u64 c = (u64)__popcll(x);
+	*excl = kgpu_warp_incl(c) - c;
+	return x;
+}
+
+// Finder: for the rows of segment m credited to it (WONIN), the parents in
+// bit order as local column indices into P(i,m)'s PARW segment j; WONIN
+// cleared as read.  pre: the exclusive prefix of k_tiles' counts (WONIN's
+// tiles follow WON's).
+__global__ void __launch_bounds__(PB) k_emit(peer_dev d, u64 *__restrict__ wonin, const u64 *__restrict__ pl,
+					     const u64 *__restrict__ pre, u64 tps, u64 mycolfirst, u64 round)
+{
+	const u64 nt = (u64)d.C * tps, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
+	for (u64 t = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5; t < nt; t += nwarps) {
+		const u64 m = t / tps, lt = t % tps;
+		if ((int)m == d.j)
+			continue;
+		u64 excl;
+		const u64 x = take_tile_word(wonin, d.nbw, m, lt, &excl);
+		const u64 base = pre[nt + t] - pre[nt + m * tps];
+		u32 *out = d.parw[m] + (u64)d.j * d.nb;
+		const u64 *row = pl + m * d.nb + lt * KGPU_TILE_WORDS * 64;
+		kgpu_warp_bits(x, base + excl, [&](int l, int b, u64 rank, u64 b0) {
+			out[b0 + rank] = (u32)((row[(u64)l * 64 + (u64)b] & KBFS_PARENT_MASK) - mycolfirst);
+		});
+	}
+	if (last_block(d))
+		raise_flags(d, PK_PAR, 1, round);
+}
+
+// Owner: PRED of every vertex reached in this search from its finder (WON):
+// its own PL for segment j, PARW for the others; WON cleared as read.
+__global__ void __launch_bounds__(PB) k_decode(peer_dev d, u64 *__restrict__ won, const u64 *__restrict__ pl,
+					       const u32 *__restrict__ parw, const u64 *__restrict__ pre,
+					       u64 *__restrict__ pred, u64 tps, u64 round)
+{
+	wait_peers(d, PK_PAR, 1, round);
+	const u64 nt = (u64)d.C * tps, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
+	for (u64 t = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5; t < nt; t += nwarps) {
+		const u64 m = t / tps, lt = t % tps;
+		u64 excl;
+		const u64 x = take_tile_word(won, d.nbw, m, lt, &excl);
+		const u64 base = pre[t] - pre[m * tps];
+		const u32 *in = parw + m * d.nb;
+		const bool own = (int)m == d.j;
+		const u64 cf = d.colfirst[m], v0 = lt * KGPU_TILE_WORDS * 64;
+		kgpu_warp_bits(x, base + excl, [&](int l, int b, u64 rank, u64 b0) {
+			const u64 v = v0 + (u64)l * 64 + (u64)b;
+			if (own)
+				pred[v] = pl[(u64)d.j * d.nb + v];
+			else
+				pred[v] = (pred[v] & ~KBFS_PARENT_MASK) | (cf + in[b0 + rank]);
+		});
+	}
+}
+
+} // namespace
+
+// ---- host side -------------------------------------------------------------------------
+
+struct kgpu_peer {
+	kgpu_state *st;
+	peer_dev d;
+	peer_win *win;
+	u64 *frontb[2];
+	u64 *colfront[2]; // R > 1: own; R == 1: frontb
+	u64 *won, *wonin;
+	u32 *parw;
+	u64 *tcnt, *tpre;
+	void *cubtmp;
+	size_t cubbytes;
+	u64 tps;
+	unsigned *ticket;
+	ull *lvc;
+	u64 *hsum;  // mapped host
+	u64 *dhsum; // its device address
+	int *herr, *derr;
+	void *opened[6 * PEER_MAX];
+	int nopened;
+	void *engine_colfront;
+	u64 round, fold_round, won_round;
+	int grid;
+	double timeout_s;
+};
+
+static void check_err(kgpu_peer *p, const char *where)
+{
+	if (*(volatile int *)p->herr)
+		kdie(KEXIT_RESOURCE, "peer transport: rank %d did not answer within %.0f s (%s): a rank failed or "
+				     "stopped; KBFS_PEER_TIMEOUT=S waits longer",
+		     *(volatile int *)p->herr - 1, p->timeout_s, where);
+}
+
+// Can this rank use the peer transport?  Returns 0 with *why filled when not.
+static int usable_here(kcomm *world, int n, char *why, size_t len)
+{
+	if (n > PEER_MAX) {
+		snprintf(why, len, "%d ranks, more than the %d it supports", n, PEER_MAX);
+		return 0;
+	}
+	int dev;
+	CUDA_CHECK(cudaGetDevice(&dev));
+	char bus[32];
+	CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, dev));
+	struct ident {
+		u64 host, key;
+		char bus[32];
+	} mine, *all = (ident *)kcalloc((size_t)n, sizeof *all);
+	memset(&mine, 0, sizeof mine);
+	const char *h = kcomm_host() ? kcomm_host() : "";
+	mine.host = 0xcbf29ce484222325ull;
+	for (const char *c = h; *c; c++)
+		mine.host = (mine.host ^ (unsigned char)*c) * 0x100000001b3ull;
+	mine.key = kgpu_gpu_key();
+	snprintf(mine.bus, sizeof mine.bus, "%s", bus);
+	kcomm_allgather(world, &mine, sizeof mine, all);
+	int ok = 1;
+	for (int r = 0; r < n && ok; r++) {
+		if (all[r].host != mine.host) {
+			snprintf(why, len, "the ranks are on more than one host");
+			ok = 0;
+		} else if (r != kcomm_rank(world) && all[r].key == mine.key) {
+			snprintf(why, len, "ranks share a GPU");
+			ok = 0;
+		}
+	}
+	for (int r = 0; r < n && ok; r++) {
+		if (r == kcomm_rank(world))
+			continue;
+		int other = -1, can = 0;
+		if (cudaDeviceGetByPCIBusId(&other, all[r].bus) != cudaSuccess) {
+			cudaGetLastError();
+			snprintf(why, len, "GPU %s of rank %d is not visible here (CUDA_VISIBLE_DEVICES)", all[r].bus, r);
+			ok = 0;
+		} else if (cudaDeviceCanAccessPeer(&can, dev, other) != cudaSuccess || !can) {
+			cudaGetLastError();
+			snprintf(why, len, "GPU %s cannot reach the memory of GPU %s (no peer access)", bus, all[r].bus);
+			ok = 0;
+		}
+	}
+	free(all);
+	return ok;
+}
+
+static void *dalloc(size_t bytes)
+{
+	void *p;
+	CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 256));
+	CUDA_CHECK(cudaMemset(p, 0, bytes ? bytes : 256));
+	return p;
+}
+
+enum { H_WIN, H_COLF0, H_COLF1, H_XRECV, H_ROWVIS, H_WONIN, H_PARW, H_N };
+
+int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
+{
+	*out = NULL;
+	const int want = st->o.peer;
+	if (!want)
+		return 0;
+	const int n = kcomm_size(world), me = kcomm_rank(world);
+	char why[160] = "";
+	int ok = n > 1 && usable_here(world, n, why, sizeof why);
+	if (n == 1)
+		snprintf(why, sizeof why, "one rank");
+	// every rank's verdict, so that rank 0 can name the first reason
+	char *whys = (char *)kcalloc((size_t)n, sizeof why);
+	why[sizeof why - 1] = 0;
+	if (ok)
+		why[0] = 0;
+	kcomm_allgather(world, why, sizeof why, whys);
+	int bad = -1;
+	for (int r = 0; r < n && bad < 0; r++)
+		if (whys[(size_t)r * sizeof why])
+			bad = r;
+	if (bad >= 0) {
+		if (me == 0) {
+			const char *w = whys + (size_t)bad * sizeof why;
+			if (want == 2)
+				kerror("--transport peer cannot run: %s (rank %d): use --transport nccl", w, bad);
+			else
+				kinfo("peer transport not used: %s (rank %d)", w, bad);
+		}
+		free(whys);
+		return want == 2 ? KEXIT_USAGE : 0;
+	}
+	free(whys);
+	const kgpu_geom &g = st->g;
+	kgpu_peer *p = (kgpu_peer *)kcalloc(1, sizeof *p);
+	p->st = st;
+	peer_dev &d = p->d;
+	d.me = me;
+	d.nworld = n;
+	d.R = g.R;
+	d.C = g.C;
+	d.i = g.i;
+	d.j = g.j;
+	d.nbw = g.nbw;
+	d.nb = g.nb;
+	d.dense = st->o.dense_push;
+	const char *tv = getenv("KBFS_PEER_TIMEOUT");
+	p->timeout_s = tv && atof(tv) > 0 ? atof(tv) : 120.0;
+	d.timeout_ns = (u64)(p->timeout_s * 1e9);
+	for (int r = 0; r < g.R; r++)
+		d.colrank[r] = r * g.C + g.j;
+	for (int m = 0; m < g.C; m++) {
+		d.rowrank[m] = g.i * g.C + m;
+		d.colfirst[m] = (u64)m * (u64)g.R * g.nb;
+	}
+	// own memory
+	p->win = (peer_win *)dalloc(sizeof(peer_win));
+	for (int q = 0; q < 2; q++) {
+		p->frontb[q] = (u64 *)dalloc(g.nbw * 8);
+		p->colfront[q] = g.R > 1 ? (u64 *)dalloc(g.colw * 8) : p->frontb[q];
+	}
+	if (g.C > 1) {
+		p->won = (u64 *)dalloc(g.roww * 8);
+		p->wonin = (u64 *)dalloc(g.roww * 8);
+		p->parw = (u32 *)dalloc((u64)g.C * g.nb * 4);
+		p->tps = (g.nbw + KGPU_TILE_WORDS - 1) / KGPU_TILE_WORDS;
+		const u64 nt = 2 * (u64)g.C * p->tps;
+		p->tcnt = (u64 *)dalloc(nt * 8);
+		p->tpre = (u64 *)dalloc(nt * 8);
+		cub::DeviceScan::ExclusiveSum(nullptr, p->cubbytes, p->tcnt, p->tpre, (int)nt);
+		p->cubtmp = dalloc(p->cubbytes);
+		st->pl_keep = 1; // only rows found in the search are read (k_emit, k_decode)
+	}
+	p->ticket = (unsigned *)dalloc(sizeof(unsigned));
+	p->lvc = (ull *)dalloc(4 * sizeof(ull));
+	CUDA_CHECK(cudaHostAlloc((void **)&p->hsum, 8 * sizeof(u64), cudaHostAllocMapped));
+	CUDA_CHECK(cudaHostGetDevicePointer((void **)&p->dhsum, p->hsum, 0));
+	CUDA_CHECK(cudaHostAlloc((void **)&p->herr, sizeof(int), cudaHostAllocMapped));
+	CUDA_CHECK(cudaHostGetDevicePointer((void **)&p->derr, p->herr, 0));
+	*p->herr = 0;
+	d.ticket = p->ticket;
+	d.lvc = p->lvc;
+	d.err = p->derr;
+	// handles of everything the others write, gathered over the world
+	void *mem[H_N] = {p->win,
+			  g.R > 1 ? p->colfront[0] : NULL,
+			  g.R > 1 ? p->colfront[1] : NULL,
+			  g.C > 1 ? st->slot[KS_BUF0 + KBFS_XRECV] : NULL,
+			  g.C > 1 ? st->slot[KS_BUF0 + KBFS_ROWVIS] : NULL,
+			  p->wonin,
+			  p->parw};
+	cudaIpcMemHandle_t mine[H_N];
+	memset(mine, 0, sizeof mine);
+	for (int k = 0; k < H_N; k++)
+		if (mem[k])
+			CUDA_CHECK(cudaIpcGetMemHandle(&mine[k], mem[k]));
+	cudaIpcMemHandle_t *all = (cudaIpcMemHandle_t *)kcalloc((size_t)n * H_N, sizeof *all);
+	kcomm_allgather(world, mine, sizeof mine, all);
+	auto open = [&](int r, int k) -> void * {
+		if (r == me)
+			return mem[k];
+		void *q = NULL;
+		CUDA_CHECK(cudaIpcOpenMemHandle(&q, all[(size_t)r * H_N + k], cudaIpcMemLazyEnablePeerAccess));
+		p->opened[p->nopened++] = q;
+		return q;
+	};
+	for (int r = 0; r < n; r++)
+		d.win[r] = (peer_win *)open(r, H_WIN);
+	for (int r = 0; r < g.R; r++)
+		for (int q = 0; q < 2; q++)
+			d.colf[q][r] = g.R > 1 ? (u64 *)open(d.colrank[r], H_COLF0 + q) : p->frontb[q];
+	if (g.C > 1)
+		for (int m = 0; m < g.C; m++) {
+			d.xrecv[m] = (u64 *)open(d.rowrank[m], H_XRECV);
+			d.rowvis[m] = (u64 *)open(d.rowrank[m], H_ROWVIS);
+			d.wonin[m] = (u64 *)open(d.rowrank[m], H_WONIN);
+			d.parw[m] = (u32 *)open(d.rowrank[m], H_PARW);
+		}
+	free(all);
+	p->engine_colfront = st->slot[KS_BUF0 + KBFS_COLFRONT];
+	p->grid = st->grid;
+	CUDA_CHECK(cudaDeviceSynchronize());
+	kcomm_barrier(world);
+	*out = p;
+	kinfo("peer transport: %d ranks on one host, %d GPUs reached directly (column %d, row %d)%s", n, n - 1,
+	      g.R - 1, g.C - 1, d.dense ? ", every word pushed (--dense-push)" : "");
+	return 0;
+}
+
+void kgpu_peer_teardown(kgpu_peer *p)
+{
+	if (!p)
+		return;
+	kgpu_state *st = p->st;
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->engine_colfront;
+	for (int k = 0; k < p->nopened; k++)
+		CUDA_CHECK(cudaIpcCloseMemHandle(p->opened[k]));
+	void *own[] = {p->win, p->frontb[0], p->frontb[1], p->won, p->wonin, p->parw, p->tcnt, p->tpre, p->cubtmp,
+		       p->ticket, p->lvc};
+	for (void *q : own)
+		if (q)
+			CUDA_CHECK(cudaFree(q));
+	if (p->st->g.R > 1)
+		for (int q = 0; q < 2; q++)
+			CUDA_CHECK(cudaFree(p->colfront[q]));
+	CUDA_CHECK(cudaFreeHost(p->hsum));
+	CUDA_CHECK(cudaFreeHost(p->herr));
+	free(p);
+}
+
+static int blocks_for(kgpu_peer *p, u64 items) { return kgpu_blocks(items, PB, p->grid); }
+
+void kgpu_peer_start(kgpu_peer *p)
+{
+	kgpu_state *st = p->st;
+	const kgpu_geom &g = st->g;
+	const cudaStream_t s = kgpu_queue(st);
+	const u64 root = st->root;
+	const int owner = kpart_owner(&st->b->g, root) == g.rank;
+	p->round++;
+	k_start<<<blocks_for(p, g.nbw), PB, 0, s>>>(p->d, kgpu_buf(st, KBFS_FRONT), p->frontb[0],
+						   g.C > 1 && owner ? kgpu_buf(st, KBFS_PRED) : nullptr,
+						   owner ? root - g.own_first : 0, kbfs_packed(0, root), p->round, p->dhsum);
+	KGPU_LAUNCHED("k_start");
+	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[0];
+}
+
+void kgpu_peer_fold(kgpu_peer *p, u64 level)
+{
+	(void)level;
+	kgpu_state *st = p->st;
+	if (st->g.C == 1)
+		return;
+	p->fold_round++;
+	k_fold<<<blocks_for(p, st->g.roww), PB, 0, kgpu_queue(st)>>>(p->d, kgpu_buf(st, KBFS_ROWNEXT), p->fold_round);
+	KGPU_LAUNCHED("k_fold");
+}
+
+void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
+{
+	kgpu_state *st = p->st;
+	p->d.sv = sv;
+	const kgpu_geom &g = st->g;
+	const cudaStream_t s = kgpu_queue(st);
+	const int q = (int)(level & 1);
+	p->round++;
+	const int nbk = kgpu_blocks((g.nbw + 31) / 32, PB / 32, st->grid);
+	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
+	if (g.tdeg64)
+		k_update<u64><<<nbk, PB, 0, s>>>(p->d, level, rownext, kgpu_buf(st, KBFS_XRECV), kgpu_buf(st, KBFS_OWNVIS),
+						p->frontb[q], p->won, kgpu_buf(st, KBFS_PRED), (const u64 *)st->slot[KS_TDEG],
+						st->cnt, p->fold_round, p->round, examined, p->dhsum);
+	else
+		k_update<u32><<<nbk, PB, 0, s>>>(p->d, level, rownext, kgpu_buf(st, KBFS_XRECV), kgpu_buf(st, KBFS_OWNVIS),
+						p->frontb[q], p->won, kgpu_buf(st, KBFS_PRED), (const u32 *)st->slot[KS_TDEG],
+						st->cnt, p->fold_round, p->round, examined, p->dhsum);
+	KGPU_LAUNCHED("k_update (peer)");
+	// the next level reads what this one sent
+	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[q];
+}
+
+// Until the last round's sums are in mapped memory: a spin on hsum[7]
+// (sooner than the stream's completion), with a look at the stream now and
+// then so that a failed kernel is reported rather than waited for.
+static void await_round(kgpu_peer *p, const char *where)
+{
+	volatile u64 *h = p->hsum;
+	for (unsigned k = 1; h[7] < p->round; k++) {
+		if (k % 4096)
+			continue;
+		cudaError_t e = cudaStreamQuery(p->st->s);
+		if (e == cudaSuccess && h[7] < p->round) {
+			check_err(p, where);
+			KBUG("peer transport: round %llu ended without its sums (%s)", (ull)p->round, where);
+		}
+		if (e != cudaErrorNotReady)
+			CUDA_CHECK(e);
+	}
+	check_err(p, where);
+}
+
+void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6])
+{
+	await_round(p, "a level");
+	for (int k = 0; k < NSUM; k++)
+		cnt[k] = ((volatile u64 *)p->hsum)[k];
+}
+
+void kgpu_peer_pred(kgpu_peer *p)
+{
+	kgpu_state *st = p->st;
+	const kgpu_geom &g = st->g;
+	if (g.C == 1)
+		return; // PRED is PL
+	const cudaStream_t s = kgpu_queue(st);
+	p->won_round++;
+	k_won<<<blocks_for(p, g.roww), PB, 0, s>>>(p->d, p->won, p->won_round);
+	KGPU_LAUNCHED("k_won");
+	const u64 nt = 2 * (u64)g.C * p->tps;
+	k_tiles<<<kgpu_blocks(nt, PB / 32, st->grid), PB, 0, s>>>(p->d, p->won, p->wonin, p->tcnt, p->tps,
+								   p->won_round);
+	KGPU_LAUNCHED("k_tiles");
+	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(p->cubtmp, p->cubbytes, p->tcnt, p->tpre, (int)nt, s));
+	const u64 half = (u64)g.C * p->tps;
+	k_emit<<<kgpu_blocks(half, PB / 32, st->grid), PB, 0, s>>>(p->d, p->wonin, kgpu_buf(st, KBFS_PL), p->tpre,
+								   p->tps, g.col_first, p->won_round);
+	KGPU_LAUNCHED("k_emit");
+	k_decode<<<kgpu_blocks(half, PB / 32, st->grid), PB, 0, s>>>(p->d, p->won, kgpu_buf(st, KBFS_PL), p->parw,
+								     p->tpre, kgpu_buf(st, KBFS_PRED), p->tps,
+								     p->won_round);
+	KGPU_LAUNCHED("k_decode");
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+	check_err(p, "the predecessors");
+}
