@@ -46,6 +46,7 @@
 //
 // Every wait gives up after KBFS_PEER_TIMEOUT seconds (default 120): the
 // host then names the rank that did not answer and ends the job.
+// KBFS_PEER_TRACE=1 times the predecessor step's kernels (a line a search).
 #include "kgpu_flag.cuh"
 #include "kgpu_internal.cuh"
 
@@ -130,32 +131,40 @@ __device__ void wait_peers(const peer_dev &d, int k, int row, u64 round)
 
 // Called by every thread at a kernel's end: true in the last block to
 // finish, after every block's stores (peer memory included) are visible
-// system-wide.
+// system-wide.  One system fence a block, by its thread 0 after the
+// block's barrier (cumulative: it covers what the block's threads stored
+// before the barrier, as a grid sync does), not one a thread.
 __device__ bool last_block(const peer_dev &d)
 {
 	__shared__ bool last;
-	__threadfence_system();
 	__syncthreads();
-	if (threadIdx.x == 0)
-		last = atomicAdd(d.ticket, 1u) == gridDim.x - 1;
-	__syncthreads();
-	if (last) {
+	if (threadIdx.x == 0) {
 		__threadfence_system();
-		if (threadIdx.x == 0)
+		last = atomicAdd(d.ticket, 1u) == gridDim.x - 1;
+		if (last) {
+			__threadfence_system();
 			*d.ticket = 0;
+		}
 	}
+	__syncthreads();
 	return last;
 }
 
-// Flag kind k = round in every row peer's window (row) or every world rank's.
+// Flag kind k = round in every row peer's window (row) or every world
+// rank's, by thread 0 after a barrier and a system fence, so that the
+// block's stores before the call are seen before the flags.
 __device__ void raise_flags(const peer_dev &d, int k, int row, u64 round)
 {
+	__syncthreads();
+	if (threadIdx.x != 0)
+		return;
+	__threadfence_system();
 	if (row) {
-		for (int m = threadIdx.x; m < d.C; m += blockDim.x)
+		for (int m = 0; m < d.C; m++)
 			if (m != d.j)
 				kgpu_flag_put(&d.win[d.rowrank[m]]->flag[k][d.me], round);
 	} else {
-		for (int r = threadIdx.x; r < d.nworld; r += blockDim.x)
+		for (int r = 0; r < d.nworld; r++)
 			if (r != d.me)
 				kgpu_flag_put(&d.win[r]->flag[k][d.me], round);
 	}
@@ -184,9 +193,9 @@ __device__ void finish_round(const peer_dev &d, u64 round, int sum, volatile u64
 			s += ((volatile u64 *)d.win[d.me]->sums[par][r])[threadIdx.x];
 		hsum[threadIdx.x] = s;
 	}
-	__threadfence_system();
 	__syncthreads();
 	if (threadIdx.x == 0) {
+		__threadfence_system();
 		hsum[7] = round;
 		__threadfence_system();
 	}
@@ -325,8 +334,6 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 
 		const int par = (int)(round & 1);
 		for (int k = threadIdx.x; k < d.nworld * NSUM; k += blockDim.x)
 			d.win[k / NSUM]->sums[par][d.me][k % NSUM] = s[k % NSUM];
-		__threadfence_system();
-		__syncthreads();
 		raise_flags(d, PK_ROUND, 0, round);
 		finish_round(d, round, 1, hsum);
 	}
@@ -465,7 +472,16 @@ struct kgpu_peer {
 	u64 round, fold_round, won_round;
 	int grid;
 	double timeout_s;
+	int trace;            // KBFS_PEER_TRACE=1: the predecessor step's kernels timed, a line a search
+	cudaEvent_t ev[8];
 };
+
+// With trace, event k of the predecessor step (recorded on the stream).
+static void trace_mark(kgpu_peer *p, int k)
+{
+	if (p->trace)
+		CUDA_CHECK(cudaEventRecord(p->ev[k], p->st->s));
+}
 
 static void check_err(kgpu_peer *p, const char *where)
 {
@@ -582,6 +598,11 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	d.nbw = g.nbw;
 	d.nb = g.nb;
 	d.dense = st->o.dense_push;
+	const char *tr = getenv("KBFS_PEER_TRACE");
+	p->trace = tr && !strcmp(tr, "1");
+	if (p->trace)
+		for (int k = 0; k < 8; k++)
+			CUDA_CHECK(cudaEventCreate(&p->ev[k]));
 	const char *tv = getenv("KBFS_PEER_TIMEOUT");
 	p->timeout_s = tv && atof(tv) > 0 ? atof(tv) : 120.0;
 	d.timeout_ns = (u64)(p->timeout_s * 1e9);
@@ -684,6 +705,9 @@ void kgpu_peer_teardown(kgpu_peer *p)
 			CUDA_CHECK(cudaFree(p->colfront[q]));
 	CUDA_CHECK(cudaFreeHost(p->hsum));
 	CUDA_CHECK(cudaFreeHost(p->herr));
+	if (p->trace)
+		for (int k = 0; k < 8; k++)
+			CUDA_CHECK(cudaEventDestroy(p->ev[k]));
 	free(p);
 }
 
@@ -773,21 +797,38 @@ void kgpu_peer_pred(kgpu_peer *p)
 		return; // PRED is PL
 	const cudaStream_t s = kgpu_queue(st);
 	p->won_round++;
+	trace_mark(p, 0);
 	k_won<<<blocks_for(p, g.roww), PB, 0, s>>>(p->d, p->won, p->won_round);
 	KGPU_LAUNCHED("k_won");
+	trace_mark(p, 1);
 	const u64 nt = 2 * (u64)g.C * p->tps;
 	k_tiles<<<kgpu_blocks(nt, PB / 32, st->grid), PB, 0, s>>>(p->d, p->won, p->wonin, p->tcnt, p->tps,
 								   p->won_round);
 	KGPU_LAUNCHED("k_tiles");
+	trace_mark(p, 2);
 	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(p->cubtmp, p->cubbytes, p->tcnt, p->tpre, (int)nt, s));
+	trace_mark(p, 3);
 	const u64 half = (u64)g.C * p->tps;
 	k_emit<<<kgpu_blocks(half, PB / 32, st->grid), PB, 0, s>>>(p->d, p->wonin, kgpu_buf(st, KBFS_PL), p->tpre,
 								   p->tps, g.col_first, p->won_round);
 	KGPU_LAUNCHED("k_emit");
+	trace_mark(p, 4);
 	k_decode<<<kgpu_blocks(half, PB / 32, st->grid), PB, 0, s>>>(p->d, p->won, kgpu_buf(st, KBFS_PL), p->parw,
 								     p->tpre, kgpu_buf(st, KBFS_PRED), p->tps,
 								     p->won_round);
 	KGPU_LAUNCHED("k_decode");
+	trace_mark(p, 5);
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 	check_err(p, "the predecessors");
+	if (p->trace) {
+		static const char *const what[5] = {"won", "tiles", "scan", "emit", "decode"};
+		char line[256];
+		size_t at = 0;
+		for (int k = 0; k < 5; k++) {
+			float ms = 0;
+			CUDA_CHECK(cudaEventElapsedTime(&ms, p->ev[k], p->ev[k + 1]));
+			at += (size_t)snprintf(line + at, sizeof line - at, " %s %.1f", what[k], ms * 1e3);
+		}
+		kinfo("peer transport: predecessors (us):%s", line);
+	}
 }

@@ -51,12 +51,12 @@ for g in $ONE $TWO; do
 		[ "$g" = "$TWO" ] && [ "$tr" = nccl ] && configs=full
 		sub_tap "engine $g scale 12 on $ngpu GPUs, --transport $tr, $configs configurations" \
 			prun "$g" "$TB/test_engine" --kernels lb --configs $configs --roots 4 --transport "$tr" "$PART"
+		log=$T/sub.$_n.log
 		np=$((${g%x*} * ${g#*x}))
 		last=$((np < ngpu ? np - 1 : ngpu - 1))
 		ok "engine $g: the ranks use GPU 0 and GPU $last" \
-			sh -c "grep -q 'gpu 0/$ngpu' '$T/sub.$_n.log' && grep -q 'gpu $last/$ngpu' '$T/sub.$_n.log'"
-		[ "$tr" = peer ] && ok "engine $g --transport peer: the peer levels ran" \
-			grep -q '(peer transport)' "$T/sub.$_n.log"
+			sh -c "grep -q 'gpu 0/$ngpu' '$log' && grep -q 'gpu $last/$ngpu' '$log'"
+		[ "$tr" = peer ] && ok "engine $g --transport peer: the peer levels ran" grep -q '(peer transport)' "$log"
 	done
 	tr=$(transports "$g" | cut -d' ' -f1)
 	part 14 "$g"
