@@ -27,7 +27,10 @@ VERSION   := 0.1.0
 OPT       ?= -O3
 CSTD      := -std=c11
 WARN      := -Wall -Wextra -Wno-unused-parameter
-CPPFLAGS  += -D_GNU_SOURCE -Ilibcommon -Igpu -Ibuild -DKBFS_VERSION='"$(VERSION)"'
+# libcommon's layers (libcommon/README.md), lowest first
+LIB_LAYERS := base formats graph report
+LIB_INC   := $(LIB_LAYERS:%=-Ilibcommon/%) -Icmd/kbfs -Icmd/kgen -Icmd/kpart
+CPPFLAGS  += -D_GNU_SOURCE $(LIB_INC) -Igpu -Ibuild -DKBFS_VERSION='"$(VERSION)"'
 CFLAGS    ?= $(OPT) -g
 LDLIBS    += -lz -lm
 
@@ -78,7 +81,7 @@ LDFLAGS += -fopenmp
 endif
 
 # ---- sources ---------------------------------------------------------------
-LIB_SRC  := $(sort $(wildcard libcommon/*.c))
+LIB_SRC  := $(sort $(wildcard libcommon/*/*.c)) $(sort $(wildcard cmd/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=build/%.o) build/kcommit.o
 CMD_SRC  := $(sort $(wildcard cmd/*.c))
 PROGS    := $(CMD_SRC:cmd/%.c=bin/%)
@@ -117,6 +120,14 @@ $(FLAGS_STAMP): FORCE
 	@mkdir -p build
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
 
+# remake the archives when their lists of objects change (a file moved or
+# removed: its old object would otherwise stay in the archive)
+OBJS_STAMP := build/objs.stamp
+OBJS_NOW := $(LIB_OBJ) $(GPU_OBJ)
+$(OBJS_STAMP): FORCE
+	@mkdir -p build
+	@echo '$(OBJS_NOW)' | cmp -s - $@ || echo '$(OBJS_NOW)' > $@
+
 $(KBUILD): $(FLAGS_STAMP)
 	@mkdir -p build
 	@printf '#define KBUILD_MPI %s\n#define KBUILD_CUDA %s\n#define KBUILD_NCCL %s\n' $(MPI) $(CUDA) $(NCCL) > $@
@@ -144,13 +155,13 @@ build/%.o: %.cu $(FLAGS_STAMP) $(KBUILD)
 	@$(if $(Q),echo '  NVCC    $<')
 	$(Q)$(NVCC) $(NVCCFLAGS) $(filter -D% -I%,$(CPPFLAGS)) $(if $(filter 1,$(MPI)),$(shell mpicc --showme:compile 2>/dev/null)) -MMD -MP -c $< -o $@
 
-build/libcommon.a: $(LIB_OBJ)
+build/libcommon.a: $(LIB_OBJ) $(OBJS_STAMP)
 	@$(if $(Q),echo '  AR      $@')
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
-$(GPU_LIB): $(GPU_OBJ)
+$(GPU_LIB): $(GPU_OBJ) $(OBJS_STAMP)
 	@$(if $(Q),echo '  AR      $@')
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(GPU_OBJ)
 
 bin/%: build/cmd/%.o build/libcommon.a $(GPU_LIB)
 	@mkdir -p bin
@@ -231,7 +242,7 @@ FUZZ_JOBS    ?= 2
 FUZZ_DIR     := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := $(CSTD) -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-	-D_GNU_SOURCE -I$(FUZZ_DIR) -Ilibcommon -Igpu -Itests/fuzz -DKBFS_VERSION='"$(VERSION)"' -Wno-unknown-pragmas
+	-D_GNU_SOURCE -I$(FUZZ_DIR) $(LIB_INC) -Igpu -Itests/fuzz -DKBFS_VERSION='"$(VERSION)"' -Wno-unknown-pragmas
 FUZZ_LDLIBS  := $(or $(wildcard /usr/lib/x86_64-linux-gnu/libz.a /usr/lib64/libz.a /usr/lib/libz.a),-lz) -lm \
 	-static-libstdc++ -static-libgcc
 FUZZ_IMPORTS := auto edgelist mtx metis dimacs sg
