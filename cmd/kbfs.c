@@ -4,6 +4,7 @@
 #include "kgpu.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 
 #include <getopt.h>

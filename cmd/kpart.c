@@ -6,6 +6,7 @@
 #include "kjson.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 #include "kpart.h"
 #include "kpart_dev.h"

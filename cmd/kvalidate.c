@@ -5,6 +5,7 @@
 #include "kio.h"
 #include "kjson.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 #include "kpred.h"
 #include "kval.h"

@@ -22,6 +22,7 @@
 extern "C" {
 #include "kcomm.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kpart.h"
 }
 

@@ -9,6 +9,7 @@
 #include "kbfs_run.h"
 #include "kgpu.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdio.h>
 #include <stdlib.h>

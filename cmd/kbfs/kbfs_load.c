@@ -10,6 +10,7 @@
 #include "kbfs_internal.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 
 #include <stdio.h>

@@ -5,6 +5,7 @@
  */
 #include "kbfs_internal.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,6 +16,7 @@
 #include "kgen.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 
 #include <stdlib.h>

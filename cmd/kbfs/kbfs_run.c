@@ -14,6 +14,7 @@
  */
 #include "kbfs_internal.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kpred.h"
 #include "kprov.h"
 #include "kstat.h"

@@ -5,6 +5,7 @@
 #include "kio.h"
 #include "kprov.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 #include "ksink.h"
 

@@ -39,6 +39,7 @@
 #include "kedge.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kprov.h"
 
 #include <stdio.h>

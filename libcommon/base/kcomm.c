@@ -2,6 +2,7 @@
 #include "kbuild.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <fcntl.h>
 #include <limits.h>

@@ -1,5 +1,6 @@
 #include "kidmap.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdlib.h>
 #include <string.h>

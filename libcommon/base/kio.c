@@ -1,5 +1,6 @@
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <dirent.h>
 #include <errno.h>

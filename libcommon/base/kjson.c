@@ -8,38 +8,8 @@
 #include <string.h>
 
 #include "klog.h"
-
-/*
- * Length of the valid UTF-8 sequence at p (1 to 4), or 0 when the bytes
- * there are not one (overlong forms, surrogates, > U+10FFFF, truncation).
- */
-size_t kjson_utf8_seq(const unsigned char *p, size_t n)
-{
-	unsigned c = p[0];
-	size_t len;
-	uint32_t cp, min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2, cp = c & 0x1f, min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, cp = c & 0x0f, min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4, cp = c & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
+#include "kmem.h"
+#include "kutf8.h"
 
 /* ======================================================================
  * Writer
@@ -102,7 +72,7 @@ void kjson_put_escaped(FILE *fp, const char *s, size_t n, const char *(*esc)(uns
 			i++;
 			continue;
 		}
-		size_t len = kjson_utf8_seq(p + i, n - i);
+		size_t len = kutf8_seq(p + i, n - i);
 		if (len) {
 			fwrite(p + i, 1, len, fp);
 			i += len;
@@ -421,7 +391,7 @@ static char *parse_string_raw(struct parser *p, size_t *lenp)
 			goto bad;
 		}
 		if (c >= 0x80) {
-			size_t len = kjson_utf8_seq((const unsigned char *)p->s + p->pos, p->n - p->pos);
+			size_t len = kutf8_seq((const unsigned char *)p->s + p->pos, p->n - p->pos);
 			if (!len) {
 				fail(p, p->pos, "invalid UTF-8 in string");
 				goto bad;

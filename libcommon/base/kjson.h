@@ -43,9 +43,6 @@
 
 /* ---- writer ---- */
 
-/* Length (1 to 4) of the valid UTF-8 sequence at p, or 0 when the bytes
- * there are not one (overlong forms, surrogates, > U+10FFFF, truncation). */
-size_t kjson_utf8_seq(const unsigned char *p, size_t n);
 /* Write the n bytes at s to fp escaped, the one walk JSON strings and
  * ksvg's XML text share: an ASCII byte c as esc(c, tmp) returns it (a
  * string, possibly built in tmp; NULL: the byte itself), a valid UTF-8

@@ -1,6 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "klog.h"
-#include "kjson.h"
+#include "kutf8.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,7 +54,7 @@ static size_t escape(const char *msg, char *out, size_t cap)
 	const unsigned char *p = (const unsigned char *)msg;
 	size_t n = strlen(msg), o = 0;
 	for (size_t i = 0; i < n && o + 5 < cap;) {
-		size_t len = kjson_utf8_seq(p + i, n - i);
+		size_t len = kutf8_seq(p + i, n - i);
 		int c1 = len == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
 		if (len && !c1 && p[i] >= 0x20 && p[i] != 0x7f) {
 			if (o + len >= cap)
@@ -178,69 +177,6 @@ _Noreturn void kbug_at(const char *file, int line, const char *fmt, ...)
 	kerror("BUG at %s:%d: %s", file, line, what);
 	klog_run_cleanups();
 	abort();
-}
-
-/* A block of 64 MiB or more asks for transparent huge pages (where the
- * kernel gives them on request, its "madvise" mode): the first write to
- * it then faults once per 2 MiB instead of once per 4 KiB -- the partition
- * arrays of a large graph are gigabytes of fresh memory, written once.
- * KBFS_HUGEPAGES=0 leaves the kernel's default (the ablation). */
-static void advise_huge(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-	const uintptr_t hp = (uintptr_t)2 << 20;
-	if (n < 32 * hp)
-		return;
-	const char *v = getenv("KBFS_HUGEPAGES");
-	if (v && !strcmp(v, "0"))
-		return;
-	uintptr_t a = ((uintptr_t)p + hp - 1) & ~(hp - 1), b = ((uintptr_t)p + n) & ~(hp - 1);
-	if (b > a)
-		(void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
-#else
-	(void)p;
-	(void)n;
-#endif
-}
-
-void *kmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		kdie(KEXIT_RESOURCE, "out of memory allocating %zu bytes", n);
-	advise_huge(p, n);
-	return p;
-}
-
-void *kcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		kdie(KEXIT_RESOURCE, "out of memory allocating %zu x %zu bytes", n, size);
-	return p;
-}
-
-void *krealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q)
-		kdie(KEXIT_RESOURCE, "out of memory allocating %zu bytes", n);
-	return q;
-}
-
-char *kstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *d = kmalloc(n);
-	memcpy(d, s, n);
-	return d;
-}
-
-size_t kmul(size_t n, size_t m)
-{
-	if (m && n > SIZE_MAX / m)
-		kdie(KEXIT_RESOURCE, "size overflow: %zu x %zu", n, m);
-	return n * m;
 }
 
 double ktime(void)

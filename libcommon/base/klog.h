@@ -1,5 +1,6 @@
 /*
- * klog: messages, exit codes and checked allocation for every kbfs program.
+ * klog: messages and exit codes for every kbfs program (checked allocation
+ * is kmem.h).
  *
  * Owns the program name, the MPI rank prefix and the exit-code contract
  * (documented in kbfs(7) and every man page's EXIT STATUS):
@@ -8,8 +9,9 @@
  * Messages are one line: "prog: message" or, under MPI with more than one
  * rank, "prog[rank N]: message".  Library functions report a problem with
  * kerror() and return the exit code to their caller; only programs and the
- * allocation helpers call kdie().  kdie() runs the registered cleanup hooks
- * (temporary files are removed) and, under MPI, aborts the whole job.
+ * allocation helpers (kmem.h) call kdie().  kdie() runs the registered
+ * cleanup hooks (temporary files are removed) and, under MPI, aborts the
+ * whole job.
  */
 #ifndef KLOG_H
 #define KLOG_H
@@ -54,14 +56,6 @@ void klog_atdie(void (*fn)(void));
 void klog_set_exit_hook(void (*fn)(int code));
 /* Run cleanups now (used by fatal signal handlers and the exit hook). */
 void klog_run_cleanups(void);
-
-/* Checked allocation: die with KEXIT_RESOURCE naming the size on failure. */
-void *kmalloc(size_t n);
-void *kcalloc(size_t n, size_t size);
-void *krealloc(void *p, size_t n);
-char *kstrdup(const char *s);
-/* n*m, dying on size_t overflow */
-size_t kmul(size_t n, size_t m);
 
 /* Seconds from a monotonic clock. */
 double ktime(void);

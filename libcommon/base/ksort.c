@@ -1,6 +1,7 @@
 /* ksort: LSD radix sort of 64-bit keys (see ksort.h). */
 #include "ksort.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdlib.h>
 #include <string.h>

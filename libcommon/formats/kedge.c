@@ -1,6 +1,7 @@
 #include "kedge.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,6 +12,7 @@
 #include "kimport.h"
 #include "kimport_internal.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kmagic.h"
 #include "ksort.h"
 

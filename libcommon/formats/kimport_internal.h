@@ -10,6 +10,7 @@
 
 #include "kimport.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,6 +11,7 @@
 #include "kimport.h"
 #include "kimport_internal.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,6 +7,7 @@
 #include "kpart_internal.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 
 #include <errno.h>

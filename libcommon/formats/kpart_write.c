@@ -8,6 +8,7 @@
 #include "kpart_internal.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,7 @@
 #include "kpred.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,7 @@
 #include "ksink.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,6 +18,7 @@
  */
 #include "kbfs.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdlib.h>
 #include <string.h>

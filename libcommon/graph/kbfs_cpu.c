@@ -11,6 +11,7 @@
  */
 #include "kengine.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdlib.h>
 #include <string.h>

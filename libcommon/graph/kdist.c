@@ -4,6 +4,7 @@
 #include "kimport.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,7 @@
 #include "kpart.h"
 #include "kpart_internal.h"
 #include "klog.h"
+#include "kmem.h"
 #include "ksort.h"
 
 #include <stdlib.h>

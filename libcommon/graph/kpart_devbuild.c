@@ -27,6 +27,7 @@
 #include "kpart_dev.h"
 #include "kpart_internal.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdlib.h>
 #include <string.h>

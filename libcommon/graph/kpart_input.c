@@ -16,6 +16,7 @@
 #include "kedge.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <errno.h>
 #include <fcntl.h>

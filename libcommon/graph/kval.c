@@ -1,6 +1,7 @@
 #include "kval.h"
 #include "kengine.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kpred.h"
 
 #include <inttypes.h>

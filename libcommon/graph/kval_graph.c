@@ -6,6 +6,7 @@
 #include "kval.h"
 #include "kmagic.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdlib.h>
 #include <string.h>

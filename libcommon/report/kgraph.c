@@ -2,6 +2,7 @@
 #include "kimport.h"
 #include "kjson.h"
 #include "klog.h"
+#include "kmem.h"
 #include "ksort.h"
 #include "ksvg.h"
 

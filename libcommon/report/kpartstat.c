@@ -7,6 +7,7 @@
 #include "kio.h"
 #include "kjson.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 #include "krun.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kstat.h"
 #include "ksvg.h"
 

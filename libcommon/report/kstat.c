@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "klog.h"
+#include "kmem.h"
 
 /* Ascending; NaNs sort last so the order is total. */
 static int cmp_double(const void *a, const void *b)

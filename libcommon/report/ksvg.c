@@ -7,6 +7,7 @@
 
 #include "kjson.h"
 #include "klog.h"
+#include "kmem.h"
 
 /* ---- text and document helpers ---- */
 
