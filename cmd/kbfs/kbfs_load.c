@@ -8,7 +8,7 @@
  * time); the hosts of every rank, and the threads of each.
  */
 #include "kbfs_internal.h"
-#include "kio.h"
+#include "kfs.h"
 #include "klog.h"
 #include "kmem.h"
 #include "kopt.h"
@@ -49,7 +49,7 @@ int kbfs_check_grid(kbfs_run *r)
  * kpart from the edge file's attribute, kprov.h; 2: a manifest's). */
 static void partition_times(const char *dir, double ct[4])
 {
-	char *path = kio_join(dir, "build-info");
+	char *path = kfs_join(dir, "build-info");
 	if (!access(path, R_OK)) {
 		if (!kpart_construction_time(dir, &ct[1]))
 			ct[0] = 1;

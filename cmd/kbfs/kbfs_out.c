@@ -8,6 +8,7 @@
 #include "kbfs_internal.h"
 #include "kbuild.h"
 #include "kio.h"
+#include "kfs.h"
 #include "kjson.h"
 #include "klog.h"
 #include "kmem.h"
@@ -75,7 +76,7 @@ static char *path_for(const char *dir, const char *what, uint64_t root, const ch
 		return kstrdup("-");
 	char name[64];
 	snprintf(name, sizeof name, "%s-%llu.%s", what, (unsigned long long)root, ext);
-	return kio_join(dir, name);
+	return kfs_join(dir, name);
 }
 
 static int write_depths(kbfs_run *r, const kbfs_root *rt)

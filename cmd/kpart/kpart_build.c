@@ -37,7 +37,8 @@
 #include "kbfs_run.h"
 #include "kdist.h"
 #include "kedge.h"
-#include "kio.h"
+#include "kfs.h"
+#include "ktemp.h"
 #include "klog.h"
 #include "kmem.h"
 #include "kprov.h"
@@ -375,8 +376,8 @@ static void cleanup_tmp(int me, const char *tmpdir)
 	if (!*tmpdir)
 		return;
 	if (me == 0)
-		kio_rmtree(tmpdir);
-	kio_cleanup_remove(tmpdir);
+		kfs_rmtree(tmpdir);
+	ktemp_unregister(tmpdir);
 }
 
 int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
@@ -439,7 +440,7 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	}
 	int stream = (int)hdr[1], idbytes = (int)hdr[4], has_map = !!(hdr[5] & KEDGE_F_MAP);
 	if (me != 0) {
-		kio_cleanup_add(tmpdir);
+		ktemp_register(tmpdir);
 		struct stat sst;
 		if (stat(tmpdir, &sst)) {
 			kerror("'%s' is not visible here (the output must be on a shared file system)", tmpdir);
@@ -651,7 +652,7 @@ out:
 	if (rc)
 		cleanup_tmp(me, tmpdir);
 	else
-		kio_cleanup_remove(tmpdir);
+		ktemp_unregister(tmpdir);
 	st->t_total = ktime() - t0;
 	st->t_write = st->t_total - st->t_read - st->t_build;
 	if (me == 0 && !rc)

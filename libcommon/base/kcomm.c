@@ -142,7 +142,7 @@ int kcomm_local_rank(void) { return local_rank; }
 
 int kcomm_progress_ok(void)
 {
-	if (kio_progress_ok())
+	if (klog_progress_ok())
 		return 1;
 	if (klog_quiet() || !mpi_on)
 		return 0;

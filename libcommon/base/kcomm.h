@@ -38,7 +38,7 @@ const char *kcomm_host(void);
 void kcomm_device_why(kcomm *c, int built, int sees, char *why, size_t len);
 /* Node-local rank (ranks sharing this host), for choosing a GPU. */
 int kcomm_local_rank(void);
-/* Whether to show progress on stderr: it is a terminal (kio_progress_ok),
+/* Whether to show progress on stderr: it is a terminal (klog_progress_ok),
  * or, under an MPI launcher (which forwards a rank's stderr through a pipe),
  * the job was started from a terminal (the rank has a controlling one). */
 int kcomm_progress_ok(void);

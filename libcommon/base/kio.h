@@ -2,14 +2,15 @@
  * kio: byte-level I/O shared by every format.
  *
  * Owns: little-endian encode/decode helpers (formats never write a struct
- * raw), CRC32, input streams ("-" is stdin; gzip is detected by its magic
- * bytes and decompressed transparently) and atomic output files: data goes
- * to a temporary sibling "NAME.tmp.XXXXXX" that kio_commit() fsyncs and
- * renames over NAME (then fsyncs the directory); kio_abort(), kdie() and
- * fatal signals remove it, so a failed run never leaves a half-written
- * file, and one killed with SIGKILL leaves a temporary that the next
- * writer of NAME removes (kio_sweep_stale).  "-" as output is stdout, refused when
- * stdout is a terminal unless forced.
+ * raw) and CRC32 (kio_crc.c); input streams ("-" is stdin; gzip is
+ * detected by its magic bytes and decompressed transparently; kio_in.c);
+ * positioned and parallel reads and writes (kio_par.c); and atomic output
+ * files (kio_out.c): data goes to a temporary sibling "NAME.tmp.XXXXXX"
+ * (ktemp.h) that kio_commit() fsyncs and renames over NAME (then fsyncs
+ * the directory); kio_abort(), kdie() and fatal signals remove it, so a
+ * failed run never leaves a half-written file, and one killed with SIGKILL
+ * leaves a temporary that the next writer of NAME removes.  "-" as output
+ * is stdout, refused when stdout is a terminal unless forced.
  * Errors are reported with kerror() naming the file and the reason; the
  * functions return a KEXIT_* code (0 on success).
  */
@@ -111,35 +112,7 @@ void kio_abort(kio_out *out);
 const char *kio_out_name(const kio_out *out);
 FILE *kio_out_file(kio_out *out);
 
-/* Register a path (file or directory tree) to remove if we die; NULL-safe. */
-void kio_cleanup_add(const char *path);
-void kio_cleanup_remove(const char *path);
-/* "dir/name", kmalloc'd. */
-char *kio_join(const char *dir, const char *name);
-/* rm -rf PATH (used for temporary directories); allocates nothing, so the
- * fatal-signal cleanup may call it. */
-int kio_rmtree(const char *path);
-
-/* Temporaries of a run that died.  A writer holds an exclusive flock(2) on
- * its temporary ("NAME.tmp.XXXXXX", a file or a directory) until it is
- * renamed into place; kio_sweep_stale(NAME) removes the siblings
- * NAME.tmp.XXXXXX and NAME.old.XXXXXX that nobody holds and that were not
- * touched for KIO_STALE_SECONDS (a SIGKILL or a crash leaves them).
- * kio_open_out sweeps before it creates its own. */
-#define KIO_STALE_SECONDS 10
-void kio_sweep_stale(const char *path);
-/* Open PATH and hold an exclusive flock on it: the fd, or -1 when it is
- * missing or held by someone else.  kio_release closes it. */
-int kio_hold(const char *path);
-void kio_release(int fd);
-/* fsync PATH (a file or directory), or the directory holding PATH: 0 or
- * KEXIT_IO after kerror (a file system that cannot sync a directory is not
- * an error). */
-int kio_sync_path(const char *path);
-int kio_sync_parent(const char *path);
 /* Close stdout and report a failure (e.g. full disk) as KEXIT_IO. */
 int kio_close_stdout(void);
-/* 1 if stderr is a terminal and not quiet: progress may be shown. */
-int kio_progress_ok(void);
 
 #endif

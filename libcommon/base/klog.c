@@ -185,3 +185,5 @@ double ktime(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+int klog_progress_ok(void) { return !log_quiet && isatty(STDERR_FILENO); }

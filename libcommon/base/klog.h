@@ -34,6 +34,9 @@ void klog_set_quiet(int quiet);
 void klog_set_verbose(int verbose);
 int klog_verbose(void);
 int klog_quiet(void);
+/* 1 if stderr is a terminal and not quiet: progress may be shown (under
+ * an MPI launcher, kcomm_progress_ok says). */
+int klog_progress_ok(void);
 
 /* "prog: msg" on stderr */
 void kerror(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,6 +6,7 @@
 #include "kpart.h"
 #include "kpart_internal.h"
 #include "kio.h"
+#include "kfs.h"
 #include "klog.h"
 #include "kmem.h"
 #include "kopt.h"
@@ -174,7 +175,7 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 		kerror("'%s': not a kbfs partition (not a directory)", dir);
 		return KEXIT_DATA;
 	}
-	char *path = kio_join(dir, "manifest");
+	char *path = kfs_join(dir, "manifest");
 	if (access(path, F_OK) && errno == ENOENT) {
 		kerror("'%s': not a kbfs partition (no manifest)", dir);
 		free(path);
@@ -323,7 +324,7 @@ int kpart_manifest_grid(const char *dir, int *R, int *C, uint64_t *nv)
 
 int kpart_build_info_double(const char *dir, const char *key, double *v)
 {
-	char *path = kio_join(dir, "build-info"), *text;
+	char *path = kfs_join(dir, "build-info"), *text;
 	size_t len;
 	int rc = slurp(path, &text, &len);
 	free(path);
@@ -351,7 +352,7 @@ int kpart_construction_time(const char *dir, double *seconds)
 {
 	int rc = kpart_build_info_double(dir, "construction_time", seconds);
 	if (rc < 0) {
-		char *path = kio_join(dir, "build-info");
+		char *path = kfs_join(dir, "build-info");
 		kerror("'%s': no construction_time", path);
 		free(path);
 		rc = KEXIT_DATA;
@@ -529,7 +530,7 @@ fail:
 
 int kpart_rank_header_ok(const char *dir, const kpart_manifest *m, int rank)
 {
-	char *path = kio_join(dir, m->ranks[rank].file);
+	char *path = kfs_join(dir, m->ranks[rank].file);
 	kio_in *in = NULL;
 	rhead h;
 	uint32_t crc;
@@ -543,7 +544,7 @@ int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_bl
 {
 	memset(b, 0, sizeof *b);
 	const kpart_rankinfo *ri = &m->ranks[rank];
-	char *path = kio_join(dir, ri->file);
+	char *path = kfs_join(dir, ri->file);
 	kio_in *in = NULL;
 	rhead h;
 	uint32_t crc;

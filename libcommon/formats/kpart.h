@@ -224,8 +224,8 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 void kpart_transpose(const kpart_block *b, uint64_t *rowptr, void *colidx);
 /* The output directory: strip outdir's trailing slashes (in place), refuse
  * an existing outdir unless force (and then anything but a partition or an
- * empty directory), remove stale DIR.tmp.* of dead runs (kio_sweep_stale),
- * make the sibling DIR.tmp.XXXXXX into tmpdir, hold it (kio_hold) and
+ * empty directory), remove stale DIR.tmp.* of dead runs (ktemp_sweep_stale),
+ * make the sibling DIR.tmp.XXXXXX into tmpdir, hold it (ktemp_hold) and
  * register it for removal by kdie().  Returns 0 or KEXIT_IO. */
 int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len);
 /* Put the complete tmpdir (synced to disk) in outdir's place: with force

@@ -7,6 +7,8 @@
 #include "kpart.h"
 #include "kpart_internal.h"
 #include "kio.h"
+#include "kfs.h"
+#include "ktemp.h"
 #include "klog.h"
 #include "kmem.h"
 
@@ -622,7 +624,7 @@ int kpart_manifest_write(const kpart_manifest *m, const char *path, const char *
 	return rc;
 }
 
-/* The lock on the temporary directory being built (kio_hold), so that no
+/* The lock on the temporary directory being built (ktemp_hold), so that no
  * sweep of stale temporaries takes it. */
 static int held = -1;
 static int commit(const char *tmpdir, const char *outdir, int force);
@@ -630,7 +632,7 @@ static int commit(const char *tmpdir, const char *outdir, int force);
 /* An existing partition or an empty directory may be replaced. */
 static int replaceable(const char *dir)
 {
-	char *p = kio_join(dir, "manifest");
+	char *p = kfs_join(dir, "manifest");
 	struct stat st;
 	int yes = stat(p, &st) == 0;
 	free(p);
@@ -665,16 +667,16 @@ int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len)
 		kerror("cannot create '%s': %s", outdir, strerror(ENAMETOOLONG));
 		return KEXIT_IO;
 	}
-	kio_sweep_stale(outdir);
+	ktemp_sweep_stale(outdir);
 	snprintf(tmpdir, len, "%s.tmp.XXXXXX", outdir);
 	if (!mkdtemp(tmpdir)) {
 		kerror("cannot create '%s': %s", outdir, strerror(errno));
 		*tmpdir = 0;
 		return KEXIT_IO;
 	}
-	kio_cleanup_add(tmpdir);
-	kio_release(held);
-	held = kio_hold(tmpdir); /* until it is in place: it is not a dead run's */
+	ktemp_register(tmpdir);
+	ktemp_release(held);
+	held = ktemp_hold(tmpdir); /* until it is in place: it is not a dead run's */
 	mode_t um = umask(0);
 	umask(um);
 	chmod(tmpdir, 0777 & ~um);
@@ -683,12 +685,12 @@ int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len)
 
 int kpart_dir_commit(const char *tmpdir, const char *outdir, int force)
 {
-	int rc = kio_sync_path(tmpdir);
+	int rc = kfs_sync_path(tmpdir);
 	if (!rc)
 		rc = commit(tmpdir, outdir, force);
 	if (!rc)
-		rc = kio_sync_parent(outdir);
-	kio_release(held);
+		rc = kfs_sync_parent(outdir);
+	ktemp_release(held);
 	held = -1;
 	return rc;
 }
@@ -723,7 +725,7 @@ static int commit(const char *tmpdir, const char *outdir, int force)
 	}
 #ifdef RENAME_EXCHANGE
 	if (renameat2(AT_FDCWD, tmpdir, AT_FDCWD, outdir, RENAME_EXCHANGE) == 0) {
-		kio_rmtree(tmpdir); /* the old one now */
+		kfs_rmtree(tmpdir); /* the old one now */
 		return 0;
 	}
 #endif
@@ -743,7 +745,7 @@ static int commit(const char *tmpdir, const char *outdir, int force)
 		rmdir(old);
 	} else {
 		rc = 0;
-		kio_rmtree(old);
+		kfs_rmtree(old);
 	}
 	free(old);
 	return rc;

@@ -1,5 +1,6 @@
 #include "kpred.h"
 #include "kio.h"
+#include "kfs.h"
 #include "klog.h"
 #include "kmem.h"
 
@@ -354,7 +355,7 @@ int kpred_list_add(kpred_list *l, const char *arg)
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, "pred-", 5) || strstr(e->d_name, ".tmp."))
 			continue;
-		char *p = kio_join(arg, e->d_name);
+		char *p = kfs_join(arg, e->d_name);
 		list_push(l, p);
 		free(p);
 	}

@@ -5,6 +5,7 @@
  */
 #include "kpart.h"
 #include "kio.h"
+#include "kfs.h"
 #include "kjson.h"
 #include "klog.h"
 #include "kmem.h"
@@ -144,7 +145,7 @@ int kpart_check(const char *dir, int verbose)
 	check_sums s = {0};
 	uint64_t *orig = NULL, norig = 0;
 	for (int r = 0; r < nranks; r++) {
-		char *path = kio_join(dir, m.ranks[r].file);
+		char *path = kfs_join(dir, m.ranks[r].file);
 		kpart_block b;
 		rc = check_file(path, &m.ranks[r]);
 		if (!rc)
@@ -284,7 +285,7 @@ int kpart_report(const char *dir, FILE *out, int json)
 	/* the figures come from the manifest: first make sure it describes
 	 * the files that are there (present, of its sizes and checksums) */
 	for (int r = 0; r < n && !rc; r++) {
-		char *path = kio_join(dir, m.ranks[r].file);
+		char *path = kfs_join(dir, m.ranks[r].file);
 		rc = check_file(path, &m.ranks[r]);
 		if (!rc)
 			rc = kpart_rank_header_ok(dir, &m, r);
