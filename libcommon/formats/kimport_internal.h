@@ -1,8 +1,10 @@
 /*
- * kimport_internal: what the files behind kimport.h share (kimport.c: the
- * reader, the scanner, edge lists, detection and kimport_read;
- * kimport_mtx.c: Matrix Market; kimport_metis.c: METIS and its detection;
- * kimport_dimacs.c: DIMACS; kimport_sg.c: gapbs serialized graphs).
+ * kimport_internal: what the files behind kimport.h share (kimport.c: edge
+ * lists, detection and kimport_read; kimport_scan.c: the reader, the
+ * scanner and the import state every parser uses; kimport_mtx.c: Matrix
+ * Market; kimport_metis.c: METIS and its detection; kimport_dimacs.c:
+ * DIMACS; kimport_sg.c: gapbs serialized graphs).  kimport.c calls the
+ * parsers, the parsers call kimport_scan.c, never kimport.c.
  * Not for other callers.
  */
 #ifndef KIMPORT_INTERNAL_H
@@ -103,6 +105,7 @@ static inline int kimport_scan_u64(const char **pp, uint64_t *out)
 	return TOK_OK;
 }
 
+/* kimport_scan.c */
 int kimport_tok_len(const char *p);
 /* Why kimport_scan_u64 failed, for a message. */
 void kimport_tok_why(int t, const char *p, const char *what, char *why, size_t sz);
@@ -137,6 +140,11 @@ int kimport_push_1based(imp *m, uint64_t u, uint64_t v, uint64_t n, const char *
  * of which seen were there, on n vertices: too few or no edges is an
  * error; else the result's nv and ne are set. */
 int kimport_finish_declared(imp *m, uint64_t n, uint64_t want, uint64_t seen, const char *decl, const char *items);
+/* Two ids at *pp, as the edge lines of the text formats begin: 0 with
+ * *u, *v set and *pp past them; else the line is bad (WHAT names an id:
+ * "id", "index"; SINGLE says what a line with one id lacks): a KEXIT code,
+ * or -1 when skip_bad skipped it (as kimport_bad_line). */
+int kimport_scan_pair(imp *m, const char **pp, uint64_t *u, uint64_t *v, const char *what, const char *single);
 /* An error that skip_bad does not excuse. */
 int kimport_data_error(imp *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The next line that is not blank or a '%' comment (a header or size line),

@@ -86,21 +86,11 @@ int kimport_parse_mtx(imp *m)
 			return kimport_data_error(m, "more entries than the size line declares (%llu)", (unsigned long long)nnz);
 		seen++;
 		uint64_t i, j;
-		int t = kimport_scan_u64(&p, &i);
-		if (t == TOK_OK) {
-			t = kimport_scan_u64(&p, &j);
-			if (t == TOK_END) {
-				if ((rc = kimport_bad_line(m, "an entry with a single index (want 'ROW COLUMN [VALUE]')")))
-					return rc;
-				continue;
-			}
-		}
-		if (t != TOK_OK) {
-			kimport_tok_why(t, p, "index", why, sizeof why);
-			if ((rc = kimport_bad_line(m, why)))
-				return rc;
+		if ((rc = kimport_scan_pair(m, &p, &i, &j, "index",
+					    "an entry with a single index (want 'ROW COLUMN [VALUE]')")) > 0)
+			return rc;
+		if (rc < 0)
 			continue;
-		}
 		if ((rc = kimport_push_1based(m, i, j, n, "entry")))
 			return rc;
 	}
