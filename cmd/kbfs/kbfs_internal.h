@@ -2,7 +2,9 @@
  * kbfs_internal: the state of one kbfs program run, shared by the files of
  * the run driver (kbfs_run.c: the run; kbfs_load.c: the partition and the
  * job; kbfs_plan.c: the CPU engine's --dry-run; kbfs_roots.c: root choice;
- * kbfs_out.c: depth, predecessor and JSON files).  Not for other callers.
+ * kbfs_out.c: depth, predecessor and JSON files; kbfs_opts.c: the names
+ * of the options' choices).  kbfs_run.c calls the others; they call none
+ * of it.  Not for other callers.
  */
 #ifndef KBFS_INTERNAL_H
 #define KBFS_INTERNAL_H
@@ -57,13 +59,13 @@ typedef struct kbfs_run {
 	double hmean;
 } kbfs_run;
 
-/* kbfs_run.c: what e->setup gets (and --dry-run plans with) */
-kbfs_engine_conf kbfs_engine_conf_of(const kbfs_run *r);
 /* kbfs_load.c: collective; KEXIT codes */
 int kbfs_check_grid(kbfs_run *r);
 int kbfs_load(kbfs_run *r);
 void kbfs_hosts(kbfs_run *r);
 void kbfs_set_threads(kbfs_run *r, int want);
+/* what e->setup gets (and --dry-run plans with) */
+kbfs_engine_conf kbfs_engine_conf_of(const kbfs_run *r);
 /* ct[0] = have construction time ct[1]; ct[2] = have generation time ct[3] */
 void kbfs_partition_times(const char *dir, double ct[4]);
 /* kbfs_plan.c: --dry-run with the CPU engine; collective */

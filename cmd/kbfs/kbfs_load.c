@@ -5,7 +5,8 @@
  * loaded (rank 0 reads the manifest); every rank loads its block and the
  * load time is the slowest rank's; the construction and generation times
  * come from build-info and the manifest when they say (else the load
- * time); the hosts of every rank, and the threads of each.
+ * time); the hosts of every rank, and the threads of each; the engine's
+ * configuration from them (what e->setup gets and --dry-run plans with).
  */
 #include "kbfs_internal.h"
 #include "kfs.h"
@@ -138,4 +139,12 @@ void kbfs_set_threads(kbfs_run *r, int want)
 {
 	r->threads = kopt_threads(want, r->local_ranks);
 	kopt_check_affinity();
+}
+
+kbfs_engine_conf kbfs_engine_conf_of(const kbfs_run *r)
+{
+	kbfs_engine_conf ec = {.threads = r->threads,
+			       .wire_cap = kbfs_wire_cap(r->b, r->o->algo.exchange, r->o->algo.compress),
+			       .device = kcomm_local_rank()};
+	return ec;
 }

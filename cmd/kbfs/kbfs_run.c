@@ -25,9 +25,6 @@
 #include <string.h>
 
 const char *const kbfs_engine_names[] = {"cpu", "cuda", "auto", NULL};
-const char *const kbfs_transport_names[] = {"auto", "mpi", "nccl", NULL};
-const char *const kbfs_pred_format_names[] = {"text", "bin", NULL};
-const char *const kbfs_validator_names[] = {"auto", "device", "host", NULL};
 
 void kbfs_opts_default(kbfs_opts *o)
 {
@@ -110,14 +107,6 @@ static int pick_engine(kbfs_run *r)
 	if (stage && !strcmp(stage, "1"))
 		r->eng.device_memory = 1;
 	return 0;
-}
-
-kbfs_engine_conf kbfs_engine_conf_of(const kbfs_run *r)
-{
-	kbfs_engine_conf ec = {.threads = r->threads,
-			       .wire_cap = kbfs_wire_cap(r->b, r->o->algo.exchange, r->o->algo.compress),
-			       .device = kcomm_local_rank()};
-	return ec;
 }
 
 /* ---- the run ---- */
