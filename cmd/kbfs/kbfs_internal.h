@@ -66,8 +66,6 @@ void kbfs_hosts(kbfs_run *r);
 void kbfs_set_threads(kbfs_run *r, int want);
 /* what e->setup gets (and --dry-run plans with) */
 kbfs_engine_conf kbfs_engine_conf_of(const kbfs_run *r);
-/* ct[0] = have construction time ct[1]; ct[2] = have generation time ct[3] */
-void kbfs_partition_times(const char *dir, double ct[4]);
 /* kbfs_plan.c: --dry-run with the CPU engine; collective */
 int kbfs_dry_run_cpu(kbfs_run *r);
 /* kbfs_roots.c: fill r->res / r->nres; collective; KEXIT code */
