@@ -105,7 +105,8 @@ static inline void kgpu_opts_base(kgpu_opts *o)
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */
 int kgpu_kernel_parse(const char *name);
 const char *kgpu_kernel_name(int kernel);
-/* "lb, merrill, vertex, vbfs" (for usage and error messages). */
+/* "lb, merrill, vertex, vbfs, edge": every name, for usage and error
+ * messages (kgpu_names.c, one table for both builds). */
 const char *kgpu_kernel_names(void);
 /* "tile" -> KGPU_BU_TILE, "word" -> KGPU_BU_WORD; -1 when unknown. */
 static const char *const kgpu_bu_kernel_names[KGPU_BU_COUNT] = {"tile", "word"};

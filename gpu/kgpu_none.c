@@ -1,4 +1,5 @@
-/* kgpu_none: the GPU entry points in a build without CUDA (same symbols as the .cu files). */
+/* kgpu_none: the GPU entry points in a build without CUDA (same symbols as
+ * the .cu files; the kernel names are kgpu_names.c's in both builds). */
 #include "kgpu.h"
 
 #include <string.h>
@@ -21,23 +22,6 @@ void kgpu_opts_default(kgpu_opts *o)
 {
 	kgpu_opts_base(o);
 }
-
-int kgpu_kernel_parse(const char *name)
-{
-	static const char *const names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs"};
-	for (int k = 0; k < KGPU_K_COUNT; k++)
-		if (name && strcmp(name, names[k]) == 0)
-			return k;
-	return -1;
-}
-
-const char *kgpu_kernel_name(int kernel)
-{
-	static const char *const names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs"};
-	return kernel >= 0 && kernel < KGPU_K_COUNT ? names[kernel] : "?";
-}
-
-const char *kgpu_kernel_names(void) { return "lb, merrill, vertex, vbfs"; }
 
 int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 {
