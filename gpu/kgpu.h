@@ -206,7 +206,7 @@ struct kbfs_device;
 void kgpu_kbfs_device(struct kbfs_device *d, const kgpu_opts *o);
 
 /* ---- kgen on the device (gpu/kgpu_gen.cu; kgen --engine cuda) ----
- * Fill *d with the CUDA generator as the kgen_device of kgenrun.h
+ * Fill *d with the CUDA generator as the kgen_device of kgen_dev.h
  * (cmd/kgen.c passes it to kgenrun_generate): the Graph500 edges of
  * kgen_edge.h made on this rank's GPU (bound as kbfs binds it, kgpu_bind)
  * in two slots of device and pinned host memory, planned against the free

@@ -21,12 +21,16 @@ typedef struct gpudev {
 	size_t n;
 } gpudev;
 
-static int open_cuda(kbfs_device *d, kcomm *world, kbfs_engine *e, kbfs_transport *t)
+static int open_cuda(kdev *d, kcomm *world)
 {
 	gpudev *g = d->impl;
-	int rc = kcomm_agree(world, kgpu_bind(g->o));
-	if (!rc)
-		rc = kcomm_agree(world, kgpu_engine_cuda(e, g->o));
+	return kcomm_agree(world, kgpu_bind(g->o));
+}
+
+static int engine_cuda(kbfs_device *d, kcomm *world, kbfs_engine *e, kbfs_transport *t)
+{
+	gpudev *g = d->base.impl;
+	int rc = kcomm_agree(world, kgpu_engine_cuda(e, g->o));
 	if (!rc && t)
 		rc = kcomm_agree(world, kgpu_transport_nccl(t));
 	return rc;
@@ -36,7 +40,7 @@ static int open_cuda(kbfs_device *d, kcomm *world, kbfs_engine *e, kbfs_transpor
  * the JSON record and prints one kinfo() line each; *mine gets this rank's. */
 static int report_into(kbfs_device *d, kcomm *world, kgpu_devinfo *mine)
 {
-	gpudev *g = d->impl;
+	gpudev *g = d->base.impl;
 	int rc = kcomm_agree(world, kgpu_device_info(mine));
 	if (rc)
 		return rc;
@@ -74,7 +78,7 @@ static int report(kbfs_device *d, kcomm *world)
 static int dry_run(kbfs_device *d, kcomm *world, const char *dir, const kpart_block *b,
 		   const kbfs_engine_conf *conf, const char *transport)
 {
-	gpudev *g = d->impl;
+	gpudev *g = d->base.impl;
 	kgpu_plan_t plan;
 	int rc = kcomm_agree(world, kgpu_plan(b, conf, &plan));
 	kgpu_devinfo mine;
@@ -128,7 +132,7 @@ static int dry_run(kbfs_device *d, kcomm *world, const char *dir, const kpart_bl
 
 static void json_devices(kbfs_device *d, kjson_writer *w)
 {
-	gpudev *g = d->impl;
+	gpudev *g = d->base.impl;
 	for (size_t k = 0; k < g->n; k++) {
 		const kgpu_devinfo *x = &g->all[k];
 		kjson_begin_object(w);
@@ -146,7 +150,7 @@ static void json_devices(kbfs_device *d, kjson_writer *w)
 
 static void json_options(kbfs_device *d, kjson_writer *w)
 {
-	const kgpu_opts *o = ((gpudev *)d->impl)->o;
+	const kgpu_opts *o = ((gpudev *)d->base.impl)->o;
 	kjson_kv_string(w, "kernel", kgpu_kernel_name(o->kernel));
 	kjson_kv_int(w, "vbfs_k", o->vbfs_k);
 	kjson_kv_int(w, "bu_split", o->bu_split);
@@ -158,7 +162,7 @@ static void json_options(kbfs_device *d, kjson_writer *w)
 	kjson_kv_bool(w, "step_sync", o->step_sync);
 }
 
-static void release(kbfs_device *d)
+static void release(kdev *d)
 {
 	gpudev *g = d->impl;
 	free(g->all);
@@ -170,15 +174,16 @@ void kgpu_kbfs_device(kbfs_device *d, const kgpu_opts *o)
 {
 	static gpudev state;
 	state.o = o;
-	*d = (kbfs_device){.name = "cuda",
-			   .built = kgpu_built(),
+	*d = (kbfs_device){.base = {.name = "cuda",
+				    .built = kgpu_built(),
+				    .impl = &state,
+				    .count = kgpu_device_count,
+				    .open = open_cuda,
+				    .close = release},
 			   .nccl_built = kgpu_nccl_built(),
-			   .impl = &state,
-			   .count = kgpu_device_count,
-			   .open = open_cuda,
+			   .engine = engine_cuda,
 			   .dry_run = dry_run,
 			   .report = report,
 			   .json_devices = json_devices,
-			   .json_options = json_options,
-			   .release = release};
+			   .json_options = json_options};
 }

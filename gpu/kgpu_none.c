@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "kgenrun.h"
+#include "kgen_dev.h"
 #include "kpart_dev.h"
 #include "klog.h"
 
@@ -80,13 +80,11 @@ int kgpu_plan_check(const kgpu_plan_t *plan, uint64_t needed_on_gpu)
 void kgpu_kgen_device(kgen_device *d)
 {
 	memset(d, 0, sizeof *d);
-	d->name = "cuda";
-	d->count = kgpu_device_count;
+	d->base = kdev_make("cuda", 0, kgpu_device_count, NULL, NULL);
 }
 
 void kgpu_kpart_device(kpart_device *d)
 {
 	memset(d, 0, sizeof *d);
-	d->name = "cuda";
-	d->count = kgpu_device_count;
+	d->base = kdev_make("cuda", 0, kgpu_device_count, NULL, NULL);
 }

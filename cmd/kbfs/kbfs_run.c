@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const kbfs_engine_names[] = {"cpu", "cuda", "auto", NULL};
 
 void kbfs_opts_default(kbfs_opts *o)
 {
@@ -33,23 +32,16 @@ void kbfs_opts_default(kbfs_opts *o)
 	o->validate = 1;
 	o->warmup = 1;
 	o->nroots = 64;
-	o->engine = KBFS_ENGINE_AUTO;
+	o->engine = KDEV_ENGINE_AUTO;
 	o->transport = KBFS_TRANSPORT_AUTO;
 }
 
 /* ---- engine ---- */
 
-/* The devices every rank sees (the smallest count); *without: the ranks that see none. */
-static uint64_t devices_everywhere(kbfs_run *r, uint64_t *without)
+static int on_device(const kbfs_run *r)
 {
-	uint64_t n = r->dev && r->dev->built ? (uint64_t)r->dev->count() : 0, none = n == 0;
-	kcomm_allreduce_u64(r->world, &n, 1, KCOMM_MIN);
-	kcomm_allreduce_u64(r->world, &none, 1, KCOMM_SUM);
-	*without = none;
-	return n;
+	return r->dev && r->eng.name && !strcmp(r->eng.name, r->dev->base.name);
 }
-
-static int on_device(const kbfs_run *r) { return r->dev && r->eng.name && !strcmp(r->eng.name, r->dev->name); }
 
 /* Engine and transport (not set up yet).  Collective; every failure is
  * agreed on, so all ranks stop together. */
@@ -57,35 +49,25 @@ static int pick_engine(kbfs_run *r)
 {
 	const kbfs_opts *o = r->o;
 	kbfs_device *dev = r->dev;
-	uint64_t without = 0, ngpu = devices_everywhere(r, &without);
-	char why[96];
-	snprintf(why, sizeof why, "no GPU visible");
-	if (r->size > 1)
-		snprintf(why, sizeof why, "no GPU visible on %llu of the %d ranks", (unsigned long long)without, r->size);
-	const char *nogpu = !dev || !dev->built ? "this build has no CUDA engine" : !ngpu ? why : NULL;
-	int kind = o->engine;
-	if (kind == KBFS_ENGINE_AUTO)
-		kind = nogpu ? KBFS_ENGINE_CPU : KBFS_ENGINE_CUDA;
-	if (kind == KBFS_ENGINE_CPU && o->validate && o->validator == KBFS_VAL_DEVICE) {
+	char nogpu[96];
+	int on_dev, rc = kdev_pick(r->world, dev ? &dev->base : NULL, o->engine, &on_dev, nogpu, sizeof nogpu);
+	if (rc)
+		return rc;
+	if (!on_dev && o->validate && o->validator == KBFS_VAL_DEVICE) {
 		/* --engine cpu --validator device is refused by the option parser;
 		 * here auto fell back to the CPU engine */
 		if (r->rank == 0)
 			kerror("--validator device needs the CUDA engine, but %s: use --validator host", nogpu);
 		return KEXIT_RESOURCE;
 	}
-	if (kind == KBFS_ENGINE_CPU && o->transport == KBFS_TRANSPORT_NCCL) {
+	if (!on_dev && o->transport == KBFS_TRANSPORT_NCCL) {
 		/* --engine cpu --transport nccl is refused by the option parser;
 		 * here auto fell back to the CPU engine */
 		if (r->rank == 0)
 			kerror("--transport nccl needs the CUDA engine, but %s: use --transport mpi", nogpu);
 		return KEXIT_RESOURCE;
 	}
-	if (kind == KBFS_ENGINE_CUDA) {
-		if (nogpu) {
-			if (r->rank == 0)
-				kerror("%s: use --engine cpu", nogpu);
-			return KEXIT_RESOURCE;
-		}
+	if (on_dev) {
 		if (o->transport == KBFS_TRANSPORT_NCCL && !dev->nccl_built) {
 			if (r->rank == 0)
 				kerror("this build has no NCCL (nccl.h was not found when it was built): use --transport mpi");
@@ -94,8 +76,12 @@ static int pick_engine(kbfs_run *r)
 		/* the device engine; its transport (NCCL) unless --transport mpi */
 		int nccl = o->transport == KBFS_TRANSPORT_NCCL ||
 			   (o->transport == KBFS_TRANSPORT_AUTO && dev->nccl_built);
-		int rc = dev->open(dev, r->world, &r->eng, nccl ? &r->tr : NULL);
-		if (!rc && !nccl)
+		if ((rc = kdev_open(&dev->base, r->world)))
+			return rc;
+		rc = dev->engine(dev, r->world, &r->eng, nccl ? &r->tr : NULL);
+		if (rc)
+			dev->base.close(&dev->base);
+		else if (!nccl)
 			kbfs_transport_mpi(&r->tr);
 		return rc;
 	}
@@ -428,8 +414,8 @@ static void cleanup(kbfs_run *r)
 	free(r->cnt);
 	if (r->b)
 		kpart_block_free(&r->blk);
-	if (r->dev)
-		r->dev->release(r->dev);
+	if (on_device(r))
+		r->dev->base.close(&r->dev->base);
 }
 
 int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *dev)

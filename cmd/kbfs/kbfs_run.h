@@ -24,11 +24,9 @@
 
 #include "kbfs.h"
 #include "kcomm.h"
+#include "kdev.h"
 #include "kjson.h"
 
-enum kbfs_engine_kind { KBFS_ENGINE_CPU, KBFS_ENGINE_CUDA, KBFS_ENGINE_AUTO };
-/* "cpu", "cuda", "auto", NULL: by enum kbfs_engine_kind (--engine) */
-extern const char *const kbfs_engine_names[];
 /* --transport: auto = NCCL when the CUDA engine runs and NCCL is built in */
 enum kbfs_transport_kind { KBFS_TRANSPORT_AUTO, KBFS_TRANSPORT_MPI, KBFS_TRANSPORT_NCCL };
 /* "auto", "mpi", "nccl", NULL: by enum kbfs_transport_kind (--transport) */
@@ -42,16 +40,13 @@ extern const char *const kbfs_pred_format_names[];
  * in the same order.  Each returns 0 or a KEXIT code after kerror(). */
 typedef struct kbfs_device kbfs_device;
 struct kbfs_device {
-	const char *name;  /* "cuda" */
-	int built;         /* this build has the engine */
-	int nccl_built;    /* ... and its NCCL transport */
-	void *impl;        /* the device's options and report */
-	/* Devices this rank sees (0: none, or not built). */
-	int (*count)(void);
-	/* Collective: bind this rank's device and fill *e with the device
-	 * engine (not set up yet) and, unless t is NULL, *t with the device's
-	 * transport (NCCL). */
-	int (*open)(kbfs_device *d, kcomm *world, kbfs_engine *e, kbfs_transport *t);
+	kdev base;         /* name, built, count; open binds this rank's device,
+			    * close drops what report kept */
+	int nccl_built;    /* the build has the device's NCCL transport */
+	/* Collective, the device open: fill *e with the device engine (not
+	 * set up yet) and, unless t is NULL, *t with the device's transport
+	 * (NCCL). */
+	int (*engine)(kbfs_device *d, kcomm *world, kbfs_engine *e, kbfs_transport *t);
 	/* Collective (--dry-run): the device memory plan of block b under conf
 	 * against every rank's device, printed by rank 0 under a head line
 	 * naming dir and the transport; KEXIT_RESOURCE when a rank's does not
@@ -66,8 +61,6 @@ struct kbfs_device {
 	 * "options". */
 	void (*json_devices)(kbfs_device *d, kjson_writer *w);
 	void (*json_options)(kbfs_device *d, kjson_writer *w);
-	/* Drop what report kept. */
-	void (*release)(kbfs_device *d);
 };
 
 /* Where each tree is validated (--validator). */
@@ -89,7 +82,7 @@ typedef struct kbfs_opts {
 	const char *pred_out;     /* --pred-out DIR */
 	int pred_binary;
 	const char *depth_out;    /* --depth-out DIR */
-	int engine;               /* enum kbfs_engine_kind */
+	int engine;               /* enum kdev_engine (--engine) */
 	int transport;            /* enum kbfs_transport_kind */
 	int dry_run;              /* --dry-run: print the memory plan, search nothing */
 	int threads;              /* 0: one core per rank */

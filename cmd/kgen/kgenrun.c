@@ -1,6 +1,6 @@
 #include "kgenrun.h"
+#include "kdev.h"
 #include "kgen_edge.h"
-#include "kbfs_run.h"
 #include "kimport.h"
 #include "kio.h"
 #include "kprov.h"
@@ -15,9 +15,9 @@
 #include <string.h>
 
 /* Edges per chunk: the unit a rank generates, sends and rank 0 writes
- * (chunk c belongs to rank c mod P).  A device chunk is larger: each of
- * its two slots holds one in device and in pinned host memory (256 MiB). */
-enum { CHUNK_EDGES = 1 << 20, DEVICE_CHUNK_EDGES = 1 << 24 };
+ * (chunk c belongs to rank c mod P).  A device chunk is larger:
+ * KGEN_DEVICE_CHUNK, what each of its two slots holds (kgen_dev.h). */
+enum { CHUNK_EDGES = 1 << 20 };
 
 static void progress(uint64_t done, uint64_t total, double t0)
 {
@@ -37,43 +37,12 @@ static void record_time(const kgenrun_opts *o, double seconds)
 		kinfo("'%s': cannot record the generation time as an attribute of the file", o->out);
 }
 
-uint64_t kgenrun_device_bytes(uint64_t chunk)
-{
-	return 2 * (chunk ? chunk : DEVICE_CHUNK_EDGES) * 16 + 64 * sizeof(kgen_mat5) + (UINT64_C(64) << 20);
-}
-
-/* The engine (collective, the same answer on every rank): *on_dev = 1 for
- * the device.  auto takes the device when the build has it and every rank
- * sees one.  0, or KEXIT_RESOURCE after kerror() on rank 0. */
-static int pick_engine(kcomm *world, const kgenrun_opts *o, int *on_dev)
-{
-	const kgen_device *d = o->dev;
-	int rank = kcomm_rank(world);
-	*on_dev = 0;
-	if (o->engine == KBFS_ENGINE_CPU) { /* (CUDA not even asked) */
-		if (rank == 0)
-			kinfo("engine cpu");
-		return 0;
-	}
-	char why[96];
-	kcomm_device_why(world, d && d->built, d && d->built && d->count() > 0, why, sizeof why);
-	*on_dev = o->engine == KBFS_ENGINE_CUDA || (o->engine == KBFS_ENGINE_AUTO && !*why);
-	if (*on_dev && *why) {
-		if (rank == 0)
-			kerror("--engine cuda: %s: use --engine cpu", why);
-		return KEXIT_RESOURCE;
-	}
-	if (rank == 0)
-		kinfo("engine %s%s%s%s", *on_dev ? d->name : "cpu", *why ? " (" : "", why, *why ? ")" : "");
-	return 0;
-}
-
 /* Edges per chunk, the same on every rank (collective).  Test hook
  * KBFS_KGEN_CHUNK=N (kgen(1)): N edges, so small graphs run the chunk
  * pipeline through many chunks. */
 static uint64_t chunk_edges(kcomm *world, int on_dev)
 {
-	uint64_t c = on_dev ? DEVICE_CHUNK_EDGES : CHUNK_EDGES, n;
+	uint64_t c = on_dev ? KGEN_DEVICE_CHUNK : CHUNK_EDGES, n;
 	const char *v = getenv("KBFS_KGEN_CHUNK");
 	if (v && *v && !kopt_parse_u64(v, 1, 1u << 30, &n))
 		c = n;
@@ -111,7 +80,7 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 		kerror("invalid generator parameters (scale %d, edgefactor %" PRIu64 ")", o->p.scale, o->p.edgefactor);
 		return KEXIT_USAGE;
 	}
-	int on_dev, rc = pick_engine(world, o, &on_dev);
+	int on_dev, rc = kdev_pick(world, o->dev ? &o->dev->base : NULL, o->engine, &on_dev, NULL, 0);
 	if (rc)
 		return rc;
 	chunking k = {.M = g.nedges, .rank = kcomm_rank(world), .P = kcomm_size(world)};
@@ -120,8 +89,12 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 	const uint64_t most = k.M < k.chunk ? k.M : k.chunk; /* edges of the largest chunk */
 	const int rank = k.rank, P = k.P;
 	kgen_device *dev = on_dev ? o->dev : NULL;
-	if (dev && (rc = dev->open(dev, world, &g, most)))
+	if (dev && (rc = kdev_open(&dev->base, world)))
 		return rc;
+	if (dev && (rc = kcomm_agree(world, dev->alloc(dev, world, &g, most)))) {
+		dev->base.close(&dev->base);
+		return rc;
+	}
 	ksink *sink = NULL;
 	if (rank == 0) {
 		char extra[512];
@@ -139,7 +112,7 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 	}
 	if ((rc = kcomm_agree(world, rc))) {
 		if (dev)
-			dev->close(dev);
+			dev->base.close(&dev->base);
 		return rc;
 	}
 	/* the CPU's chunk, or on the device rank 0's buffer for the others' */
@@ -196,7 +169,7 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 	double dev_s[2] = {0, 0}, gen_max = gen_s;
 	if (dev) {
 		dev->times(dev, &dev_s[0], &dev_s[1]);
-		dev->close(dev);
+		dev->base.close(&dev->base);
 	}
 	kcomm_allreduce_double(world, dev_s, 2, KCOMM_MAX);
 	kcomm_allreduce_double(world, &gen_max, 1, KCOMM_MAX);
@@ -206,7 +179,7 @@ int kgenrun_generate(kcomm *world, const kgenrun_opts *o)
 		if (dev)
 			kinfo("%" PRIu64 " edges generated on the %s device in %.3f s (%.1f M edges/s), copied to the host in "
 			      "%.3f s, %.3f s waited for; written in %.3f s; %.3f s in all",
-			      k.M, dev->name, gen, gen > 0 ? (double)k.M / gen / 1e6 : 0.0, dev_s[1], gen_max, write_s, all);
+			      k.M, dev->base.name, gen, gen > 0 ? (double)k.M / gen / 1e6 : 0.0, dev_s[1], gen_max, write_s, all);
 		else
 			kinfo("%" PRIu64 " edges generated on the CPU in %.3f s (%.1f M edges/s); written in %.3f s; %.3f s in all",
 			      k.M, gen, gen > 0 ? (double)k.M / gen / 1e6 : 0.0, write_s, all);

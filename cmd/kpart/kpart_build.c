@@ -34,7 +34,7 @@
 #include "kpart.h"
 #include "kpart_internal.h"
 #include "kpart_dev.h"
-#include "kbfs_run.h"
+#include "kdev.h"
 #include "kdist.h"
 #include "kedge.h"
 #include "kfs.h"
@@ -332,42 +332,22 @@ static double lap(int me, const char *what, double *since)
 	return d;
 }
 
-/* The engine, the same on every rank (collective): *db filled for the
- * device with it open, or left alone for the CPU.  auto builds on the CPU
- * until the device path has been verified on a GPU (kpart(1)).  0, or
- * KEXIT_RESOURCE after kerror(). */
+/* The engine, the same on every rank (collective, kdev_pick): *db filled
+ * for the device with it open, or left alone for the CPU.  auto builds on
+ * the device when every rank sees one (a part it cannot hold is then built
+ * on the host).  0, or a KEXIT code after kerror(). */
 static int pick_engine(kcomm *comm, const kpart_opts *o, kpart_devbuild *db, const char **name)
 {
-	int me = kcomm_rank(comm);
 	kpart_device *d = o->dev;
 	*name = "cpu";
-	if (o->engine == KBFS_ENGINE_CPU) { /* (CUDA not even asked) */
-		if (me == 0)
-			kinfo("engine cpu");
-		return 0;
-	}
-	char why[96];
-	kcomm_device_why(comm, d && d->built, d && d->built && d->count() > 0, why, sizeof why);
-	if (*why && o->engine == KBFS_ENGINE_AUTO) {
-		if (me == 0)
-			kinfo("engine cpu (%s)", why);
-		return 0;
-	}
-	if (*why) {
-		if (me == 0)
-			kerror("--engine cuda: %s: use --engine cpu", why);
-		return KEXIT_RESOURCE;
-	}
-	int rc = d->open(d, comm);
-	if (rc)
+	int on_dev, rc = kdev_pick(comm, d ? &d->base : NULL, o->engine, &on_dev, NULL, 0);
+	if (rc || !on_dev || (rc = kdev_open(&d->base, comm)))
 		return rc;
 	memset(db, 0, sizeof *db);
 	db->d = d;
 	db->part = -1;
-	db->fallback = o->engine == KBFS_ENGINE_AUTO;
-	*name = d->name;
-	if (me == 0)
-		kinfo("engine %s", d->name);
+	db->fallback = o->engine == KDEV_ENGINE_AUTO;
+	*name = d->base.name;
 	return 0;
 }
 
@@ -638,9 +618,9 @@ out:
 		if (me == 0 && klog_verbose())
 			kinfo("device %s: CSC in %llu piece(s), %d part(s) finished there, %llu built on the host; %.3f s "
 			      "in its calls, of which %.3f s computing and %.3f s copying",
-			      db->d->name, (unsigned long long)db->pieces, db->finished, (unsigned long long)db->on_host,
+			      db->d->base.name, (unsigned long long)db->pieces, db->finished, (unsigned long long)db->on_host,
 			      db->seconds, dev[0], dev[1]);
-		db->d->close(db->d);
+		db->d->base.close(&db->d->base);
 		st->dev_pieces = db->pieces;
 		st->dev_finished = db->finished;
 		st->dev_on_host = db->on_host;

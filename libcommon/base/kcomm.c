@@ -532,18 +532,3 @@ uint32_t kcomm_crc32_concat(kcomm *c, uint32_t crc, uint64_t len)
 	free(all);
 	return whole;
 }
-
-void kcomm_device_why(kcomm *c, int built, int sees, char *why, size_t len)
-{
-	uint64_t blind = !(built && sees); /* ranks that see no device */
-	int P = kcomm_size(c);
-	kcomm_allreduce_u64(c, &blind, 1, KCOMM_SUM);
-	if (!built)
-		snprintf(why, len, "this build has no CUDA engine");
-	else if (blind && P > 1)
-		snprintf(why, len, "no GPU visible on %llu of the %d ranks", (unsigned long long)blind, P);
-	else if (blind)
-		snprintf(why, len, "no GPU visible");
-	else if (len)
-		*why = 0;
-}

@@ -32,10 +32,6 @@ int kcomm_rank(const kcomm *c);
 int kcomm_size(const kcomm *c);
 kcomm *kcomm_world(void);
 const char *kcomm_host(void);
-/* Why a device engine cannot run (collective): why = "" when the build has
- * it (built) and every rank sees a device (sees), else the reason ("this
- * build has no CUDA engine", "no GPU visible on 2 of the 4 ranks"). */
-void kcomm_device_why(kcomm *c, int built, int sees, char *why, size_t len);
 /* Node-local rank (ranks sharing this host), for choosing a GPU. */
 int kcomm_local_rank(void);
 /* Whether to show progress on stderr: it is a terminal (klog_progress_ok),

@@ -252,7 +252,7 @@ typedef struct kpart_opts {
 	int wide;            /* testing: u64 indices and offsets on disk */
 	uint64_t round_tuples; /* tuples per exchange round per rank (0 = default) */
 	const char *argv;    /* the command line, for build-info (may be NULL) */
-	int engine;          /* enum kbfs_engine_kind (kbfs_run.h); auto builds on the CPU (for now) */
+	int engine;          /* enum kdev_engine (kdev.h): auto builds on the device when every rank sees one */
 	struct kpart_device *dev; /* the device for --engine cuda; NULL: none */
 } kpart_opts;
 

@@ -13,6 +13,7 @@
  * independent streams overlap in the CPU pipeline.
  */
 #include "kgen.h"
+#include "kgen_dev.h"
 #include "kgen_edge.h"
 
 #include <pthread.h>
@@ -339,4 +340,9 @@ int kgen_roots(uint64_t seed1, uint64_t seed2, uint64_t N, int nroots, kgen_acce
 		roots[r] = v;
 	}
 	return nroots;
+}
+
+uint64_t kgen_device_bytes(uint64_t chunk)
+{
+	return 2 * (chunk ? chunk : KGEN_DEVICE_CHUNK) * 16 + 64 * sizeof(kgen_mat5) + (UINT64_C(64) << 20);
 }

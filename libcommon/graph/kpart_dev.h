@@ -4,7 +4,8 @@
  * libcommon never calls gpu/: the kpart program hands kpart_build a
  * kpart_device (cmd/kpart.c passes gpu/'s, kgpu_kpart_device in kgpu.h),
  * a table of a few data-parallel primitives on arrays in the device's
- * memory, and kpart_devbuild.c writes the block's construction with them.
+ * memory behind the kdev every device table begins with (kdev.h), and
+ * kpart_devbuild.c writes the block's construction with them.
  * The unit test (tests/unit/test_kpartdev.c) fills the same table with
  * plain host loops, so the whole device path runs, and is compared with
  * the CPU path byte for byte, on machines without a GPU.
@@ -26,6 +27,7 @@
 #include <stdint.h>
 
 #include "kcomm.h"
+#include "kdev.h"
 
 /* Device memory a rank leaves free for the runtime's own use: the
  * device's avail() is its free memory less this (gpu/kgpu_part.cu), and
@@ -34,15 +36,7 @@
 
 typedef struct kpart_device kpart_device;
 struct kpart_device {
-	const char *name; /* "cuda" */
-	int built;        /* this build has the device */
-	void *impl;
-	/* Devices this rank sees (0: none, or not built). */
-	int (*count)(void);
-	/* Collective: bind this rank's device.  0 or a KEXIT code after
-	 * kerror() on the rank that failed (then nothing stays open). */
-	int (*open)(kpart_device *d, kcomm *world);
-	void (*close)(kpart_device *d);
+	kdev base; /* name, built, count; open binds this rank's device */
 	/* Bytes the build may allocate on this rank's device now (its free
 	 * memory, shared among the ranks that share the device, less a
 	 * reserve), and a line naming the device for messages. */

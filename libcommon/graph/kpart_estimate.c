@@ -3,7 +3,7 @@
  * graph's size alone (a scale, or an edge file's header), before anything
  * is generated or built (kpart --dry-run).  See kpart.h.
  */
-#include "kgenrun.h"
+#include "kgen_dev.h"
 #include "kpart.h"
 #include "kpart_dev.h"
 #include "kjson.h"
@@ -115,7 +115,7 @@ void kpart_estimate_json(FILE *fp, const kpart_estimate *e, uint64_t gpu_bytes)
 	kjson_kv_uint(w, "rank_file_bytes_max", e->rank_file_bytes);
 	kjson_kv_uint(w, "device_bytes_max", e->device_bytes);
 	kjson_kv_uint(w, "build_device_bytes_max", e->build_device_bytes);
-	kjson_kv_uint(w, "kgen_device_bytes", kgenrun_device_bytes(0));
+	kjson_kv_uint(w, "kgen_device_bytes", kgen_device_bytes(0));
 	if (gpu_bytes) {
 		int R, C;
 		kjson_kv_uint(w, "gpu_bytes", gpu_bytes);
@@ -148,7 +148,7 @@ void kpart_estimate_print(FILE *fp, const char *what, const kpart_estimate *e, u
 	fprintf(fp, "  device memory per GPU   up to %s (kbfs --engine cuda, one rank per GPU)\n",
 		kpart_human_bytes(a, sizeof a, e->device_bytes));
 	fprintf(fp, "  kgen on the GPU         %s per rank (--engine cuda; any scale)\n",
-		kpart_human_bytes(a, sizeof a, kgenrun_device_bytes(0)));
+		kpart_human_bytes(a, sizeof a, kgen_device_bytes(0)));
 	fprintf(fp, "  kpart on the GPU        up to %s per GPU for a block in one piece (--engine cuda; "
 		    "with less, it sorts in pieces)\n",
 		kpart_human_bytes(a, sizeof a, e->build_device_bytes));
