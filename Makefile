@@ -81,10 +81,16 @@ LDFLAGS += -fopenmp
 endif
 
 # ---- sources ---------------------------------------------------------------
-LIB_SRC  := $(sort $(wildcard libcommon/*/*.c)) $(sort $(wildcard cmd/*/*.c))
+LIB_SRC  := $(sort $(wildcard libcommon/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=build/%.o) build/kcommit.o
 CMD_SRC  := $(sort $(wildcard cmd/*.c))
 PROGS    := $(CMD_SRC:cmd/%.c=bin/%)
+# a program's own code (cmd/PROG/*.c beside cmd/PROG.c): linked into
+# bin/PROG alone, through build/cmd/libPROG.a (the unit tests link them all)
+prog_obj  = $(patsubst %.c,build/%.o,$(sort $(wildcard cmd/$(1)/*.c)))
+PROG_DIRS := $(sort $(patsubst cmd/%/,%,$(dir $(wildcard cmd/*/*.c))))
+PROG_OBJ := $(foreach p,$(PROG_DIRS),$(call prog_obj,$(p)))
+PROG_LIBS := $(PROG_DIRS:%=build/cmd/lib%.a)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNITS    := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 # the CUDA test programs (tests/gpu/*.c), linked like bin/
@@ -123,7 +129,7 @@ $(FLAGS_STAMP): FORCE
 # remake the archives when their lists of objects change (a file moved or
 # removed: its old object would otherwise stay in the archive)
 OBJS_STAMP := build/objs.stamp
-OBJS_NOW := $(LIB_OBJ) $(GPU_OBJ)
+OBJS_NOW := $(LIB_OBJ) $(GPU_OBJ) $(PROG_OBJ)
 $(OBJS_STAMP): FORCE
 	@mkdir -p build
 	@echo '$(OBJS_NOW)' | cmp -s - $@ || echo '$(OBJS_NOW)' > $@
@@ -155,6 +161,7 @@ build/%.o: %.cu $(FLAGS_STAMP) $(KBUILD)
 	@$(if $(Q),echo '  NVCC    $<')
 	$(Q)$(NVCC) $(NVCCFLAGS) $(filter -D% -I%,$(CPPFLAGS)) $(if $(filter 1,$(MPI)),$(shell mpicc --showme:compile 2>/dev/null)) -MMD -MP -c $< -o $@
 
+.SECONDEXPANSION:
 build/libcommon.a: $(LIB_OBJ) $(OBJS_STAMP)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
@@ -163,15 +170,19 @@ $(GPU_LIB): $(GPU_OBJ) $(OBJS_STAMP)
 	@$(if $(Q),echo '  AR      $@')
 	$(Q)rm -f $@ && ar rcs $@ $(GPU_OBJ)
 
-bin/%: build/cmd/%.o build/libcommon.a $(GPU_LIB)
+build/cmd/lib%.a: $$(call prog_obj,$$*) $(OBJS_STAMP)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $(call prog_obj,$*)
+
+bin/%: build/cmd/%.o $$(if $$(call prog_obj,$$*),build/cmd/lib$$*.a) build/libcommon.a $(GPU_LIB)
 	@mkdir -p bin
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(GPU_LIB) build/libcommon.a $(GPU_LDLIBS) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(filter build/cmd/lib%.a,$^) $(GPU_LIB) build/libcommon.a $(GPU_LDLIBS) $(LDLIBS)
 
-build/tests/%: build/tests/unit/%.o build/libcommon.a
+build/tests/%: build/tests/unit/%.o $(PROG_LIBS) build/libcommon.a
 	@mkdir -p build/tests
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< build/libcommon.a $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(PROG_LIBS) build/libcommon.a $(LDLIBS)
 
 build/tests/gpu/%: build/tests/gpu/%.o build/libcommon.a $(GPU_LIB)
 	@$(if $(Q),echo '  LD      $@')
