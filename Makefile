@@ -29,7 +29,7 @@ CSTD      := -std=c11
 WARN      := -Wall -Wextra -Wno-unused-parameter
 # libcommon's layers (libcommon/README.md), lowest first
 LIB_LAYERS := base formats graph report
-LIB_INC   := $(LIB_LAYERS:%=-Ilibcommon/%) -Icmd/kbfs -Icmd/kgen -Icmd/kpart
+LIB_INC   := $(LIB_LAYERS:%=-Ilibcommon/%)
 CPPFLAGS  += -D_GNU_SOURCE $(LIB_INC) -Igpu -Ibuild -DKBFS_VERSION='"$(VERSION)"'
 CFLAGS    ?= $(OPT) -g
 LDLIBS    += -lz -lm
@@ -196,7 +196,7 @@ build/tests/gpu/%.o: tests/gpu/%.c $(FLAGS_STAMP) $(KBUILD)
 build/tests/unit/%.o: tests/unit/%.c $(FLAGS_STAMP) $(KBUILD)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -Itests/unit $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -Itests/unit -Icmd $(CFLAGS) -MMD -MP -c $< -o $@
 
 # ---- set-up, demo, tests -----------------------------------------------------
 check-deps:

@@ -1,5 +1,5 @@
 /* kbfs: distributed 2D breadth-first search on a partition (see kbfs(1)). */
-#include "kbfs_run.h"
+#include "kbfs/kbfs_run.h"
 #include "kcomm.h"
 #include "kdev.h"
 #include "kgpu.h"
@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 	o.nroots_given = nroots;
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	kbfs_device dev;
-	kgpu_kbfs_device(&dev, &gpu);
+	kbfs_gpu_device(&dev, &gpu);
 	int rc = kbfs_main(world, argv[optind], &o, &dev);
 	int rc2 = kcomm_rank(world) == 0 ? kio_close_stdout() : 0;
 	kcomm_finalize();

@@ -1,7 +1,7 @@
 /* kgen: write a Graph500 Kronecker graph or import a real graph (see kgen(1)). */
 #include "kcomm.h"
 #include "kdev.h"
-#include "kgenrun.h"
+#include "kgen/kgenrun.h"
 #include "kgpu.h"
 #include "kimport.h"
 #include "kio.h"

@@ -9,6 +9,7 @@
 #include "kmem.h"
 #include "kopt.h"
 #include "kpart.h"
+#include "kpart/kpart_build.h"
 #include "kpart_dev.h"
 
 #include <getopt.h>

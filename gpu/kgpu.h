@@ -18,9 +18,10 @@
  * in the same order): kgpu_bind, kgpu_plan when the GPU is not bound yet,
  * e->setup of the CUDA engine, and the NCCL transport's setup.
  *
- * Who calls: cmd/kbfs.c (options and kgpu_kbfs_device, through which the
- * kbfs program of libcommon chooses, plans and reports the engine) and the
- * GPU tests.  Nothing in libcommon calls gpu/: gpu/ builds on libcommon.
+ * Who calls: the kbfs program (cmd/kbfs.c: the options; cmd/kbfs/kbfs_gpu.c:
+ * the kbfs_device through which its run chooses, plans and reports the
+ * engine), kgen and kpart (their device tables, below) and the GPU tests.
+ * Nothing in libcommon calls gpu/: gpu/ builds on libcommon.
  */
 #ifndef KGPU_H
 #define KGPU_H
@@ -198,12 +199,6 @@ void kgpu_plan_print(FILE *fp, const kgpu_plan_t *plan);
  * kerror() naming the first array that does not fit, the bytes needed and
  * free and what to do, and returns KEXIT_RESOURCE. */
 int kgpu_plan_check(const kgpu_plan_t *plan, uint64_t needed_on_gpu);
-
-/* The CUDA engine as a device of the kbfs program (kbfs_run.h; built with
- * or without CUDA, kgpu_kbfs.c): fills *d with o kept by pointer.  One
- * kbfs_main at a time per process. */
-struct kbfs_device;
-void kgpu_kbfs_device(struct kbfs_device *d, const kgpu_opts *o);
 
 /* ---- kgen on the device (gpu/kgpu_gen.cu; kgen --engine cuda) ----
  * Fill *d with the CUDA generator as the kgen_device of kgen_dev.h

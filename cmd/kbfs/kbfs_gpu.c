@@ -1,5 +1,5 @@
 /*
- * kgpu_kbfs: the CUDA engine as the kbfs program sees it, a kbfs_device
+ * kbfs_gpu: the CUDA engine as the kbfs program sees it, a kbfs_device
  * (kbfs_run.h): bind and open the engine and the NCCL transport, the
  * device memory plan of --dry-run, the report of every rank's GPU (-v,
  * JSON) and the CUDA options in the JSON record.  Plain C over kgpu.h, so
@@ -170,7 +170,7 @@ static void release(kdev *d)
 	g->n = 0;
 }
 
-void kgpu_kbfs_device(kbfs_device *d, const kgpu_opts *o)
+void kbfs_gpu_device(kbfs_device *d, const kgpu_opts *o)
 {
 	static gpudev state;
 	state.o = o;

@@ -13,8 +13,8 @@
  *
  * Engines: the program runs the CPU engine of libcommon itself and reaches
  * a device engine only through a kbfs_device, which the caller hands in
- * (cmd/kbfs.c passes gpu/'s, kgpu_kbfs_device in kgpu.h).  So libcommon
- * never calls into gpu/: gpu/ builds on libcommon, not the other way.
+ * (cmd/kbfs.c passes the CUDA one, kbfs_gpu_device of kbfs_gpu.c, over
+ * gpu/'s kgpu.h).  So the run never calls into gpu/ itself.
  */
 #ifndef KBFS_RUN_H
 #define KBFS_RUN_H
@@ -36,7 +36,7 @@ extern const char *const kbfs_pred_format_names[];
 
 /* A device engine the program can run instead of the CPU engine: what it
  * needs to choose, start, plan and report it.  Filled by the device's code
- * (gpu/: kgpu_kbfs_device); calls marked collective are made by every rank
+ * (kbfs_gpu_device); calls marked collective are made by every rank
  * in the same order.  Each returns 0 or a KEXIT code after kerror(). */
 typedef struct kbfs_device kbfs_device;
 struct kbfs_device {
@@ -92,6 +92,11 @@ typedef struct kbfs_opts {
 } kbfs_opts;
 
 void kbfs_opts_default(kbfs_opts *o);
+/* The CUDA engine as the program's device (kbfs_gpu.c, over kgpu.h; built
+ * with or without CUDA): fills *d with o kept by pointer.  One kbfs_main
+ * at a time per process. */
+struct kgpu_opts;
+void kbfs_gpu_device(kbfs_device *d, const struct kgpu_opts *o);
 /* Run the kbfs program on partition dir; dev is the device engine on
  * offer (NULL: the CPU engine only).  Returns the exit status. */
 int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *dev);

@@ -32,6 +32,7 @@
  * made on the device (kpart_devbuild.c), the same bytes.
  */
 #include "kpart.h"
+#include "kpart_build.h"
 #include "kpart_internal.h"
 #include "kpart_dev.h"
 #include "kdev.h"

@@ -2,8 +2,9 @@
  * kpart: the 2D partition of the adjacency matrix (Yoo et al.; Ueno; Bisson).
  *
  * Owns the partition math, the in-memory block of one rank, the rank files
- * and the manifest (documented in kpart(5)), and the builder behind the
- * kpart program.  kbfs, kvalidate and kstat read partitions through here.
+ * and the manifest (documented in kpart(5)).  The builder behind the kpart
+ * program writes them through here (cmd/kpart/kpart_build.h); kbfs,
+ * kvalidate and kstat read partitions through here.
  *
  * Math.  nv input vertices are padded to N, the smallest multiple of
  * R*C*64 that is >= nv, so every vertex block has nb = N/(R*C) vertices,
@@ -42,7 +43,7 @@
  * Who calls what.  kbfs and kvalidate: kpart_manifest_grid (refuse R*C !=
  * ranks, naming both), kpart_load / kpart_block_free.  kstat: kpart_report,
  * kpart_heatmap_values, kpart_device_bytes.  kpart (the program):
- * kpart_build, kpart_check, kpart_dump.  Everything returns 0 or a KEXIT_*
+ * kpart_build (cmd/kpart/kpart_build.h), kpart_check, kpart_dump.  Everything returns 0 or a KEXIT_*
  * code after printing one line with kerror().
  */
 #ifndef KPART_H
@@ -241,39 +242,6 @@ int kpart_construction_time(const char *dir, double *seconds);
  * or not a number >= 0, a KEXIT code when the file cannot be read. */
 int kpart_build_info_double(const char *dir, const char *key, double *v);
 
-/* ---- building (kpart_build.c) ---- */
-struct kpart_device; /* kpart_dev.h */
-typedef struct kpart_opts {
-	const char *input;   /* edge file, "-" for stdin (read by rank 0) */
-	const char *outdir;  /* the partition directory to create */
-	int R, C;
-	int relabel;         /* KPART_RELABEL_* */
-	int force;           /* replace an existing outdir (after success) */
-	int wide;            /* testing: u64 indices and offsets on disk */
-	uint64_t round_tuples; /* tuples per exchange round per rank (0 = default) */
-	const char *argv;    /* the command line, for build-info (may be NULL) */
-	int engine;          /* enum kdev_engine (kdev.h): auto builds on the device when every rank sees one */
-	struct kpart_device *dev; /* the device for --engine cuda; NULL: none */
-} kpart_opts;
-
-typedef struct kpart_build_stats {
-	double t_total;      /* whole build: open input .. partition in place */
-	double t_read;       /* reading and checking the input (first pass) */
-	double t_build;      /* exchange, sort, dedup, CSC+CSR, tdeg, relabel */
-	double t_write;      /* rank files, manifest, rename */
-	uint64_t nv, N, M, selfloops, nnz;
-	int nprocs, threads;
-	const char *engine;  /* "cpu" or the device's name */
-	uint64_t dev_pieces; /* device: pieces this rank's CSCs were built in */
-	int dev_finished;    /* device: this rank's parts relabelled and transposed there */
-	uint64_t dev_on_host; /* device, --engine auto: this rank's parts too large for it, built on the host */
-} kpart_build_stats;
-
-/* Build the partition; collective over comm (size 1, or R*C ranks).
- * Every rank returns the same code: 0, or a KEXIT code after one rank has
- * printed the reason.  On failure nothing is left on disk. */
-int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st);
-
 /* ---- checking and dumping (kpartstat.c) ---- */
 /* Verify a partition: manifest checksum, every rank file present, its size
  * and CRC, headers, sorted in-range indices, CSR = transpose of CSC, no
@@ -284,7 +252,7 @@ int kpart_check(const char *dir, int verbose);
  * (layout == 0), or "rank u v" in internal ids (layout != 0). */
 int kpart_dump(const char *dir, FILE *out, int layout);
 
-/* ---- reports (kpartstat.c) ---- */
+/* ---- reports ---- */
 /* Device bytes kbfs needs on one rank (kpart(5) gives the formula):
  *   8*(ncols+1) + 8*(nrows+1) + 2*nnz*w   CSC + CSR, w = 4 or 8
  *   + 8*nb                                 tdeg

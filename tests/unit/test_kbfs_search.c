@@ -12,6 +12,7 @@
 #include "kfs.h"
 #include "klog.h"
 #include "kpart.h"
+#include "kpart/kpart_build.h"
 #include "tap.h"
 
 #include <stdint.h>

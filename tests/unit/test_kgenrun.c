@@ -17,7 +17,7 @@
 #include "kdev.h"
 #include "kfmt.h"
 #include "kgen_edge.h"
-#include "kgenrun.h"
+#include "kgen/kgenrun.h"
 #include "klog.h"
 #include "tap.h"
 

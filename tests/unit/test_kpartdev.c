@@ -21,10 +21,11 @@
 #include "kcomm.h"
 #include "kdev.h"
 #include "kfmt.h"
-#include "kgenrun.h"
+#include "kgen/kgenrun.h"
 #include "kimport.h"
 #include "klog.h"
 #include "kpart.h"
+#include "kpart/kpart_build.h"
 #include "kpart_dev.h"
 #include "tap.h"
 
