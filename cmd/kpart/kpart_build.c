@@ -33,7 +33,7 @@
  */
 #include "kpart.h"
 #include "kpart_build.h"
-#include "kpart_internal.h"
+#include "kpart_builder.h"
 #include "kpart_dev.h"
 #include "kdev.h"
 #include "kdist.h"

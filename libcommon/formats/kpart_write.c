@@ -218,6 +218,28 @@ static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
 	free(cb);
 }
 
+/* a[k] += a[k-1] for k = 1 .. n-1: in pieces, then each piece shifted by
+ * the sum of the pieces before it (two passes: worth it from 4 threads) */
+void kpart_prefix_sum(uint64_t *a, size_t n)
+{
+	size_t T = n > ((size_t)1 << 20) && kpart_nthreads() >= 4 ? (size_t)kpart_nthreads() : 1;
+	uint64_t *sum = kcalloc(T + 1, 8);
+#pragma omp parallel for schedule(static) if (T > 1)
+	for (size_t t = 0; t < T; t++) {
+		size_t k = n * t / T, z = n * (t + 1) / T;
+		for (k++; k < z; k++)
+			a[k] += a[k - 1];
+		sum[t + 1] = z > n * t / T ? a[z - 1] : 0;
+	}
+	for (size_t t = 1; t <= T; t++)
+		sum[t] += sum[t - 1];
+#pragma omp parallel for schedule(static) if (T > 1)
+	for (size_t t = 1; t < T; t++)
+		for (size_t k = n * t / T, z = n * (t + 1) / T; k < z; k++)
+			a[k] += sum[t];
+	free(sum);
+}
+
 /*
  * The CSR of b as the transpose of its CSC; rows come out sorted.  With
  * 32-bit indices the entries go first to partitions of 2^s rows (in place,

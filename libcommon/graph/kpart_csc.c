@@ -4,7 +4,7 @@
  * relabelling by degree (the owner's order, the CSC remapped and re-sorted).
  */
 #include "kpart.h"
-#include "kpart_internal.h"
+#include "kpart_builder.h"
 #include "klog.h"
 #include "kmem.h"
 #include "ksort.h"
@@ -60,28 +60,6 @@ DEFINE_SORT(sort32, uint32_t)
 DEFINE_SORT(sort64, uint64_t)
 
 /* --------------------------------------------------------------- blocks */
-
-/* a[k] += a[k-1] for k = 1 .. n-1: in pieces, then each piece shifted by
- * the sum of the pieces before it (two passes: worth it from 4 threads) */
-void kpart_prefix_sum(uint64_t *a, size_t n)
-{
-	size_t T = n > ((size_t)1 << 20) && kpart_nthreads() >= 4 ? (size_t)kpart_nthreads() : 1;
-	uint64_t *sum = kcalloc(T + 1, 8);
-#pragma omp parallel for schedule(static) if (T > 1)
-	for (size_t t = 0; t < T; t++) {
-		size_t k = n * t / T, z = n * (t + 1) / T;
-		for (k++; k < z; k++)
-			a[k] += a[k - 1];
-		sum[t + 1] = z > n * t / T ? a[z - 1] : 0;
-	}
-	for (size_t t = 1; t <= T; t++)
-		sum[t] += sum[t - 1];
-#pragma omp parallel for schedule(static) if (T > 1)
-	for (size_t t = 1; t < T; t++)
-		for (size_t k = n * t / T, z = n * (t + 1) / T; k < z; k++)
-			a[k] += sum[t];
-	free(sum);
-}
 
 /* n entries of wi bytes at src to dst as wo-byte ones (8 to 4: each write
  * lands at or before the bytes read for it, so dst may overlap src) */

@@ -25,7 +25,7 @@
  */
 #include "kpart.h"
 #include "kpart_dev.h"
-#include "kpart_internal.h"
+#include "kpart_builder.h"
 #include "klog.h"
 #include "kmem.h"
 

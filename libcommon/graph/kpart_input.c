@@ -12,7 +12,7 @@
  * per slot): no atomics, and each bucket holds its keys in file order.
  */
 #include "kpart.h"
-#include "kpart_internal.h"
+#include "kpart_builder.h"
 #include "kedge.h"
 #include "kio.h"
 #include "klog.h"
