@@ -4,6 +4,7 @@
 #   make demo       install missing packages, then run the whole pipeline on a small graph
 #   make test       install missing packages, then run every test (TAP, under prove)
 #   make test-gpu   the GPU tests (skipped visibly without a GPU)
+#   make layers     libcommon's layers kept (libcommon/README.md; part of make test)
 #   make bench      the benchmarks in share/bench (not tests)
 #   make install    PREFIX=/usr/local DESTDIR= (programs, man pages, share/, bash completion;
 #                   install-files: the same copying alone, no build)
@@ -118,7 +119,7 @@ KBUILD := build/kbuild.h
 FLAGS_STAMP := build/flags.stamp
 FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS) MPI=$(MPI) CUDA=$(CUDA) NCCL=$(NCCL) $(NVCC) $(NVCCFLAGS)
 
-.PHONY: all clean test test-gpu gpu-tests units demo bench install install-files deps check-deps valgrind-deps FORCE
+.PHONY: all clean test test-gpu gpu-tests units layers demo bench install install-files deps check-deps valgrind-deps FORCE
 all: $(PROGS)
 
 # rebuild everything when the flags change
@@ -231,6 +232,10 @@ test-gpu: check-deps
 	@KBFS_TEST_ONLY=gpu sh tests/run.sh
 
 units: $(UNITS)
+
+# libcommon's includes and objects against its layer table (libcommon/README.md)
+layers: all
+	@sh tests/tools/layers.sh --objects build
 
 # the CUDA test programs; they need the CUDA engine
 ifeq ($(CUDA),1)
