@@ -26,8 +26,10 @@
  * failure (kcomm_agree) before a step others depend on; the rank that saw
  * the problem prints the one line, rank 0 removes the temporary directory.
  *
- * This file is the pipeline (steps 1, 6 and the plan); steps 2-4 are
- * kpart_input.c, step 5's sorting, dedup and relabelling kpart_csc.c.
+ * This file is the pipeline (steps 1, 6 and the plan): kpart_build() runs
+ * it as named steps, one function each, listed above them at the end of
+ * the file; steps 2-4 are kpart_input.c, step 5's sorting, dedup and
+ * relabelling kpart_csc.c (kpart_builder.h).
  * With --engine cuda, step 5's sort, dedup and remap and step 6's CSR are
  * made on the device (kpart_devbuild.c), the same bytes.
  */
@@ -162,7 +164,7 @@ static int write_manifest(const plan *pl, const result *res, const kpart_rankinf
 		KV("rows", "%llu", (unsigned long long)ri[r].rows);
 #undef KV
 	}
-	char path[PATHMAX], name[PATHMAX];
+	char path[PATHMAX + 16], name[PATHMAX + 16]; /* the directory and a name */
 	snprintf(path, sizeof path, "%s/manifest", tmpdir);
 	snprintf(name, sizeof name, "%s/manifest", outdir);
 	int rc = kpart_manifest_write(&m, path, name, "kbfs partition of a graph's adjacency matrix; see kpart(5)", 1);
@@ -187,7 +189,7 @@ static int write_build_info(const kpart_opts *o, const kpart_build_stats *st, co
 	double gt;
 	if (!kprov_get_generation_time(o->input, &gt))
 		kpart_manifest_add(&m, "generation_time", "%.6f", gt);
-	char path[PATHMAX], name[PATHMAX];
+	char path[PATHMAX + 16], name[PATHMAX + 16];
 	snprintf(path, sizeof path, "%s/build-info", tmpdir);
 	snprintf(name, sizeof name, "%s/build-info", outdir);
 	int rc = kpart_manifest_write(&m, path, name,
@@ -361,257 +363,372 @@ static void cleanup_tmp(int me, const char *tmpdir)
 	ktemp_unregister(tmpdir);
 }
 
-int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
+/* ------------------------------------------------------------- the steps */
+
+/*
+ * kpart_build runs these steps in order, each a function below that takes
+ * and gives the build's state (a job); every step that the other ranks
+ * depend on ends with kcomm_agree, so its code is the same on every rank:
+ *   check_grid    the grid is possible and the job fits it;
+ *   open_input    rank 0 makes DIR.tmp.XXXXXX and opens the edge file, and
+ *                 its header (an input_msg) reaches every rank, which opens
+ *                 the file itself when it will read a slice of it (1);
+ *   choose_engine the CPU or the device, the same on every rank (kdev_pick);
+ *   open_source   the input's id map on every rank, the plan, then this
+ *                 rank's tuples: a slice of the file, or the chunks rank 0
+ *                 deals out (2);
+ *   count_keys    pass 1, and the slices' CRCs against the trailer's (3);
+ *   make_parts    the buckets of every local part, sized (3);
+ *   fill_parts    pass 2 (4);
+ *   build_csc     the CSC of every local part, on the device or the host (5);
+ *   finish        tdeg, orig and the relabelling (finish_parts) (5);
+ *   write_ranks   the rank files, and every rank's figures (a rank_msg each)
+ *                 to all (6);
+ *   write_dir     rank 0: the manifest, build-info and the directory put in
+ *                 place (6);
+ *   end_build     what is left freed, the temporary directory removed on
+ *                 failure, the timings.
+ */
+
+/* What rank 0 learns from the input before anyone reads it (one broadcast). */
+typedef struct input_msg {
+	uint64_t rc;           /* rank 0's code so far */
+	uint64_t stream;       /* rank 0 reads the input and deals it out (stdin, or not seekable) */
+	uint64_t nv, ne, idbytes, flags; /* the header (kedge_info) */
+	uint64_t size, crc;    /* a seekable file: its size and its trailer's CRC */
+} input_msg;
+
+/* One rank's rank file, as the manifest needs it (an allgather). */
+typedef struct rank_msg {
+	uint64_t bytes, crc, nnz, cols, rows;
+} rank_msg;
+
+typedef struct job {
+	kcomm *comm;
+	const kpart_opts *o;
+	kpart_build_stats *st;
+	int P, me;
+	double t0, tl;            /* the start; the last lap() */
+	char tmpdir[PATHMAX], outdir[PATHMAX];
+	kedge_reader *r;          /* the input, on the ranks that read it */
+	kedge_info info;
+	input_msg in;
+	uint32_t crc;             /* the input's CRC (the trailer's, or of the stream dealt out) */
+	int stream, idbytes, has_map;
+	plan pl;
+	uint64_t *map;            /* input ids, when the input has a map */
+	source s;
+	uint64_t *hist, *ht, sl;  /* pass 1's bucket counts, slot histograms; self-loops */
+	int S;                    /* slots a bucket's counts are kept in (kpart_slots) */
+	part *parts;
+	int nloc;                 /* parts this rank builds (all of them on one process) */
+	kpart_devbuild dbs, *db;  /* the device's build state (db NULL: the CPU) */
+	kpart_rankinfo *ri;       /* every rank file's figures */
+	uint64_t nnz;
+	double twr, tcsr, tsync;  /* the writing step; of it, CSR and fsync */
+} job;
+
+static int check_grid(job *b)
 {
-	double t0 = ktime(), tl = t0;
-	int P = kcomm_size(comm), me = kcomm_rank(comm), rc = 0;
-	memset(st, 0, sizeof *st);
-	st->engine = "cpu";
-	st->nprocs = P;
-	st->threads = kpart_nthreads();
+	const kpart_opts *o = b->o;
 	if (o->R <= 0 || o->C <= 0 || (uint64_t)o->R * (uint64_t)o->C > KPART_MAX_PROCS) {
-		if (me == 0)
+		if (b->me == 0)
 			kerror("a %dx%d grid is not possible (1 to %u processors)", o->R, o->C, KPART_MAX_PROCS);
 		return KEXIT_USAGE;
 	}
-	if (P > 1 && (uint64_t)P != (uint64_t)o->R * (uint64_t)o->C) {
-		if (me == 0)
+	if (b->P > 1 && (uint64_t)b->P != (uint64_t)o->R * (uint64_t)o->C) {
+		if (b->me == 0)
 			kerror("a %dx%d grid needs %llu processes, not %d (or run it as one process)", o->R, o->C,
-			       (unsigned long long)o->R * (unsigned long long)o->C, P);
+			       (unsigned long long)o->R * (unsigned long long)o->C, b->P);
 		return KEXIT_USAGE;
 	}
-	char tmpdir[PATHMAX] = "", outdir[PATHMAX] = "";
-	kedge_reader *r = NULL;
-	kedge_info info = {0};
-	uint64_t hdr[8] = {0}; /* rc, stream, nv, ne, idbytes, flags, size, crc */
-	uint32_t crc = 0;
-	plan pl = {0};
-	if (me == 0) {
-		snprintf(outdir, sizeof outdir, "%s", o->outdir);
-		rc = kpart_dir_begin(outdir, o->force, tmpdir, sizeof tmpdir);
-		if (!rc && !(rc = kedge_open(o->input, &r, &info)))
-			info.prov = kstrdup(info.prov); /* r keeps (and frees) its own */
+	return 0;
+}
+
+static int open_input(job *b)
+{
+	const kpart_opts *o = b->o;
+	input_msg *in = &b->in;
+	int rc = 0;
+	if (b->me == 0) {
+		snprintf(b->outdir, sizeof b->outdir, "%s", o->outdir);
+		rc = kpart_dir_begin(b->outdir, o->force, b->tmpdir, sizeof b->tmpdir);
+		if (!rc && !(rc = kedge_open(o->input, &b->r, &b->info)))
+			b->info.prov = kstrdup(b->info.prov); /* r keeps (and frees) its own */
 		if (!rc) {
-			hdr[1] = !strcmp(o->input, "-") || !kedge_seekable(r);
+			in->stream = !strcmp(o->input, "-") || !kedge_seekable(b->r);
 			kpart_grid g;
-			if (kpart_grid_init(&g, info.nv, o->R, o->C)) {
+			if (kpart_grid_init(&g, b->info.nv, o->R, o->C)) {
 				kerror("a %dx%d grid has more blocks than the graph's %llu vertices", o->R, o->C,
-				       (unsigned long long)info.nv);
+				       (unsigned long long)b->info.nv);
 				rc = KEXIT_USAGE;
-			} else if (!hdr[1]) {
+			} else if (!in->stream) {
 				/* kedge_open checked the size and read the trailer */
-				kedge_trailer(r, &hdr[6], &crc);
-				hdr[7] = crc;
+				kedge_trailer(b->r, &in->size, &b->crc);
+				in->crc = b->crc;
 			}
 		}
-		hdr[0] = (uint64_t)rc;
-		hdr[2] = info.nv;
-		hdr[3] = info.ne;
-		hdr[4] = info.idbytes;
-		hdr[5] = info.flags;
+		in->rc = (uint64_t)rc;
+		in->nv = b->info.nv;
+		in->ne = b->info.ne;
+		in->idbytes = b->info.idbytes;
+		in->flags = b->info.flags;
 	}
-	kcomm_bcast(comm, hdr, sizeof hdr, 0);
-	kcomm_bcast(comm, outdir, sizeof outdir, 0);
-	kcomm_bcast(comm, tmpdir, sizeof tmpdir, 0);
-	if ((rc = (int)hdr[0])) {
-		kedge_close(r);
-		kedge_info_free(&info);
-		cleanup_tmp(me, tmpdir);
+	kcomm_bcast(b->comm, in, sizeof *in, 0);
+	kcomm_bcast(b->comm, b->outdir, sizeof b->outdir, 0);
+	kcomm_bcast(b->comm, b->tmpdir, sizeof b->tmpdir, 0);
+	if ((rc = (int)in->rc))
 		return rc;
-	}
-	int stream = (int)hdr[1], idbytes = (int)hdr[4], has_map = !!(hdr[5] & KEDGE_F_MAP);
-	if (me != 0) {
-		ktemp_register(tmpdir);
+	b->stream = (int)in->stream;
+	b->idbytes = (int)in->idbytes;
+	b->has_map = !!(in->flags & KEDGE_F_MAP);
+	if (b->me != 0) {
+		ktemp_register(b->tmpdir);
 		struct stat sst;
-		if (stat(tmpdir, &sst)) {
-			kerror("'%s' is not visible here (the output must be on a shared file system)", tmpdir);
+		if (stat(b->tmpdir, &sst)) {
+			kerror("'%s' is not visible here (the output must be on a shared file system)", b->tmpdir);
 			rc = KEXIT_IO;
 		}
-		if (!rc && !stream && !(rc = kedge_open(o->input, &r, &info))) {
-			info.prov = kstrdup(info.prov);
-			if (info.nv != hdr[2] || info.ne != hdr[3] || info.idbytes != hdr[4]) {
+		if (!rc && !b->stream && !(rc = kedge_open(o->input, &b->r, &b->info))) {
+			b->info.prov = kstrdup(b->info.prov);
+			if (b->info.nv != in->nv || b->info.ne != in->ne || b->info.idbytes != in->idbytes) {
 				kerror("'%s': the input changed while it was being read", o->input);
 				rc = KEXIT_DATA;
 			}
 		}
 	}
-	uint64_t *map = NULL, *ht = NULL;
-	source s = {.fd = -1};
-	part *parts = NULL;
-	int nloc = 0;
-	kpart_devbuild dbs = {0}, *db = NULL;
-	if ((rc = kcomm_agree(comm, rc)))
-		goto out;
-	if ((rc = kcomm_agree(comm, pick_engine(comm, o, &dbs, &st->engine))))
-		goto out;
-	db = dbs.d ? &dbs : NULL;
-	if (has_map) {
-		map = kmalloc(kmul((size_t)hdr[2], 8));
-		if (r)
-			memcpy(map, kedge_map(r), (size_t)hdr[2] * 8);
-		if (stream)
-			kcomm_bcast(comm, map, (size_t)hdr[2] * 8, 0);
+	return kcomm_agree(b->comm, rc);
+}
+
+static int choose_engine(job *b)
+{
+	int rc = kcomm_agree(b->comm, pick_engine(b->comm, b->o, &b->dbs, &b->st->engine));
+	b->db = b->dbs.d ? &b->dbs : NULL;
+	return rc;
+}
+
+static int open_source(job *b)
+{
+	const kpart_opts *o = b->o;
+	const input_msg *in = &b->in;
+	source *s = &b->s;
+	int rc;
+	if (b->has_map) {
+		b->map = kmalloc(kmul((size_t)in->nv, 8));
+		if (b->r)
+			memcpy(b->map, kedge_map(b->r), (size_t)in->nv * 8);
+		if (b->stream)
+			kcomm_bcast(b->comm, b->map, (size_t)in->nv * 8, 0);
 	}
-	int mp = make_plan(&pl, hdr[2], hdr[3], o->R, o->C, P, me, o->wide);
-	if (mp) {
-		if (me == 0)
+	if (make_plan(&b->pl, in->nv, in->ne, o->R, o->C, b->P, b->me, o->wide)) {
+		if (b->me == 0)
 			kerror("a graph of %llu vertices is too large for a %dx%d grid (local indices beyond 64 bits)",
-			       (unsigned long long)hdr[2], o->R, o->C);
-		rc = KEXIT_RESOURCE;
-		goto out;
+			       (unsigned long long)in->nv, o->R, o->C);
+		return KEXIT_RESOURCE;
 	}
-	if (stream) {
-		s.w = idbytes;
-		s.nv = UINT64_MAX; /* kedge_read checks the ids */
-		rc = kcomm_agree(comm, kdist_deal(comm, r, idbytes, &crc, &s.mem, &s.n));
+	if (b->stream) {
+		s->w = b->idbytes;
+		s->nv = UINT64_MAX; /* kedge_read checks the ids */
+		rc = kcomm_agree(b->comm, kdist_deal(b->comm, b->r, b->idbytes, &b->crc, &s->mem, &s->n));
 	} else {
-		s.r = r;
-		s.first = (uint64_t)((unsigned __int128)hdr[3] * (unsigned)me / (unsigned)P);
-		s.n = (uint64_t)((unsigned __int128)hdr[3] * (unsigned)(me + 1) / (unsigned)P) - s.first;
-		rc = kcomm_agree(comm, kpart_source_file(&s, o->input, hdr[6], hdr[3], idbytes, hdr[2]));
+		s->r = b->r;
+		s->first = (uint64_t)((unsigned __int128)in->ne * (unsigned)b->me / (unsigned)b->P);
+		s->n = (uint64_t)((unsigned __int128)in->ne * (unsigned)(b->me + 1) / (unsigned)b->P) - s->first;
+		rc = kcomm_agree(b->comm, kpart_source_file(s, o->input, in->size, in->ne, b->idbytes, in->nv));
 	}
-	if (rc)
-		goto out;
-	/* pass 1 */
-	step(me, 1, "pass 1: read, check, count");
-	nloc = P == 1 ? pl.RC : 1;
-	size_t H = (size_t)pl.RC * pl.nbk;
-	int S = kpart_slots(&pl);
-	uint64_t *hist = kcalloc(H, 8), sl = 0;
+	return rc;
+}
+
+static int count_keys(job *b)
+{
+	const plan *pl = &b->pl;
+	step(b->me, 1, "pass 1: read, check, count");
+	b->nloc = b->P == 1 ? pl->RC : 1;
+	size_t H = (size_t)pl->RC * pl->nbk;
+	b->S = kpart_slots(pl);
+	b->hist = kcalloc(H, 8);
 	uint32_t scrc = 0;
-	ht = kmalloc(kmul(H, (size_t)S + 1) * 8); /* slot histograms, pass 2's offsets on one process */
-	rc = kcomm_agree(comm, kpart_pass1(&pl, &s, stream ? NULL : &scrc, hist, ht, S, &sl));
-	if (!rc && !stream) {
-		if (kcomm_crc32_concat(comm, scrc, s.n * 2 * (uint64_t)idbytes) != (uint32_t)hdr[7]) {
-			if (me == 0)
-				kerror("'%s': edge data checksum mismatch (corrupt file)", o->input);
+	b->ht = kmalloc(kmul(H, (size_t)b->S + 1) * 8); /* slot histograms, pass 2's offsets on one process */
+	int rc = kcomm_agree(b->comm, kpart_pass1(pl, &b->s, b->stream ? NULL : &scrc, b->hist, b->ht, b->S, &b->sl));
+	if (!rc && !b->stream) {
+		if (kcomm_crc32_concat(b->comm, scrc, b->s.n * 2 * (uint64_t)b->idbytes) != (uint32_t)b->in.crc) {
+			if (b->me == 0)
+				kerror("'%s': edge data checksum mismatch (corrupt file)", b->o->input);
 			rc = KEXIT_DATA;
 		}
 	}
-	if (rc) {
-		free(hist);
-		goto out;
-	}
-	if (stream)
-		kcomm_bcast(comm, &crc, sizeof crc, 0);
-	kcomm_allreduce_u64(comm, &sl, 1, KCOMM_SUM);
-	st->t_read = lap(me, "open, pass 1 (read, check, count)", &tl);
-	/* bucket sizes, then pass 2 */
-	parts = kcalloc((size_t)nloc, sizeof *parts);
-	uint64_t *mine = hist;
+	if (rc)
+		return rc;
+	if (b->stream)
+		kcomm_bcast(b->comm, &b->crc, sizeof b->crc, 0);
+	kcomm_allreduce_u64(b->comm, &b->sl, 1, KCOMM_SUM);
+	b->st->t_read = lap(b->me, "open, pass 1 (read, check, count)", &b->tl);
+	return 0;
+}
+
+static void make_parts(job *b)
+{
+	const plan *pl = &b->pl;
+	int P = b->P;
+	b->parts = kcalloc((size_t)b->nloc, sizeof *b->parts);
+	uint64_t *mine = b->hist;
 	if (P > 1) {
-		mine = kmalloc(kmul((size_t)pl.nbk, 8));
-		kcomm_reduce_scatter_u64(comm, hist, mine, (size_t)pl.nbk, KCOMM_SUM);
+		mine = kmalloc(kmul((size_t)pl->nbk, 8));
+		kcomm_reduce_scatter_u64(b->comm, b->hist, mine, (size_t)pl->nbk, KCOMM_SUM);
 	}
-	for (int p = 0; p < nloc; p++) {
-		part *pt = &parts[p];
-		pt->p = P == 1 ? p : me;
-		pt->i = pt->p / pl.C;
-		pt->j = pt->p % pl.C;
-		pt->bstart = kmalloc(kmul((size_t)pl.nbk + 1, 8));
-		pt->bfill = kmalloc(kmul((size_t)pl.nbk, 8));
-		const uint64_t *h = P > 1 ? mine : hist + (size_t)p * pl.nbk;
+	for (int p = 0; p < b->nloc; p++) {
+		part *pt = &b->parts[p];
+		pt->p = P == 1 ? p : b->me;
+		pt->i = pt->p / pl->C;
+		pt->j = pt->p % pl->C;
+		pt->bstart = kmalloc(kmul((size_t)pl->nbk + 1, 8));
+		pt->bfill = kmalloc(kmul((size_t)pl->nbk, 8));
+		const uint64_t *h = P > 1 ? mine : b->hist + (size_t)p * pl->nbk;
 		pt->bstart[0] = 0;
-		for (uint64_t k = 0; k < pl.nbk; k++)
+		for (uint64_t k = 0; k < pl->nbk; k++)
 			pt->bfill[k] = pt->bstart[k], pt->bstart[k + 1] = pt->bstart[k] + h[k];
-		pt->E = pt->bstart[pl.nbk];
-		pt->res = kmalloc(kmul((size_t)pt->E, pl.res64 ? 8 : 4));
+		pt->E = pt->bstart[pl->nbk];
+		pt->res = kmalloc(kmul((size_t)pt->E, pl->res64 ? 8 : 4));
 	}
-	if (mine != hist)
+	if (mine != b->hist)
 		free(mine);
-	free(hist);
+	free(b->hist);
+	b->hist = NULL;
 	if (P > 1) {
-		free(ht);
-		ht = NULL;
+		free(b->ht);
+		b->ht = NULL;
 	}
-	step(me, 2, "pass 2: read, exchange, drop");
-	rc = kpart_pass2(&pl, comm, &s, parts, ht, S, o->round_tuples ? o->round_tuples : ROUND, o->input);
-	free(ht);
-	ht = NULL;
-	if ((rc = kcomm_agree(comm, rc)))
-		goto out;
-	kedge_close(r);
-	r = NULL;
-	kpart_source_close(&s);
-	st->t_build += lap(me, "pass 2 (read, exchange, drop)", &tl);
-	step(me, 3, "sort, dedup: CSC");
-	for (int p = 0; p < nloc && !rc; p++) {
-		if (db)
-			rc = kpart_dev_csc(&pl, &parts[p], db, nloc == 1);
-		if (!db || rc < 0) /* (auto: a part the device cannot hold) */
-			kpart_build_csc(&pl, &parts[p]), rc = 0;
+}
+
+static int fill_parts(job *b)
+{
+	const kpart_opts *o = b->o;
+	step(b->me, 2, "pass 2: read, exchange, drop");
+	int rc = kpart_pass2(&b->pl, b->comm, &b->s, b->parts, b->ht, b->S, o->round_tuples ? o->round_tuples : ROUND,
+			     o->input);
+	free(b->ht);
+	b->ht = NULL;
+	if ((rc = kcomm_agree(b->comm, rc)))
+		return rc;
+	kedge_close(b->r);
+	b->r = NULL;
+	kpart_source_close(&b->s);
+	b->st->t_build += lap(b->me, "pass 2 (read, exchange, drop)", &b->tl);
+	return 0;
+}
+
+static int build_csc(job *b)
+{
+	int rc = 0;
+	step(b->me, 3, "sort, dedup: CSC");
+	for (int p = 0; p < b->nloc && !rc; p++) {
+		if (b->db)
+			rc = kpart_dev_csc(&b->pl, &b->parts[p], b->db, b->nloc == 1);
+		if (!b->db || rc < 0) /* (auto: a part the device cannot hold) */
+			kpart_build_csc(&b->pl, &b->parts[p]), rc = 0;
 	}
-	if ((rc = kcomm_agree(comm, rc)))
-		goto out;
-	st->t_build += lap(me, db ? "sort, dedup: CSC (device)" : "sort, dedup: CSC", &tl);
-	step(me, 4, o->relabel ? "degrees, relabel" : "degrees");
-	finish_parts(&pl, comm, parts, nloc, o->relabel, map, db);
-	st->t_build += lap(me, db ? (o->relabel ? "tdeg, relabel, CSR (device)" : "tdeg, CSR (device)")
-				  : o->relabel ? "tdeg, relabel" : "tdeg",
-			   &tl);
-	/* the rank files (CSR made on the way, straight into them) */
-	step(me, 5, "CSR, rank files, manifest");
-	kpart_rankinfo *ri = kcalloc((size_t)pl.RC, sizeof *ri);
-	double tcsr = 0, tsync = 0;
-	for (int p = 0; p < nloc && !rc; p++) {
-		kpart_block *b = &parts[p].b;
-		char file[64], path[PATHMAX], name[PATHMAX];
-		kpart_rank_file(file, sizeof file, parts[p].p);
-		snprintf(path, sizeof path, "%s/%s", tmpdir, file);
-		snprintf(name, sizeof name, "%s/%s", outdir, file);
-		b->relabel = o->relabel;
-		rc = kpart_write_rank(path, name, b, pl.off64_all, &ri[parts[p].p]);
-		tcsr += ri[parts[p].p].csr_seconds;
-		tsync += ri[parts[p].p].sync_seconds;
-		kpart_block_free(b);
+	if ((rc = kcomm_agree(b->comm, rc)))
+		return rc;
+	b->st->t_build += lap(b->me, b->db ? "sort, dedup: CSC (device)" : "sort, dedup: CSC", &b->tl);
+	return 0;
+}
+
+static void finish(job *b)
+{
+	int relabel = b->o->relabel;
+	step(b->me, 4, relabel ? "degrees, relabel" : "degrees");
+	finish_parts(&b->pl, b->comm, b->parts, b->nloc, relabel, b->map, b->db);
+	b->st->t_build += lap(b->me, b->db ? (relabel ? "tdeg, relabel, CSR (device)" : "tdeg, CSR (device)")
+					    : relabel ? "tdeg, relabel" : "tdeg",
+			      &b->tl);
+}
+
+/* The rank files (CSR made on the way, straight into them). */
+static int write_ranks(job *b)
+{
+	const plan *pl = &b->pl;
+	int rc = 0;
+	step(b->me, 5, "CSR, rank files, manifest");
+	b->ri = kcalloc((size_t)pl->RC, sizeof *b->ri);
+	for (int p = 0; p < b->nloc && !rc; p++) {
+		kpart_block *blk = &b->parts[p].b;
+		kpart_rankinfo *ri = &b->ri[b->parts[p].p];
+		char file[64], path[PATHMAX + 64], name[PATHMAX + 64];
+		kpart_rank_file(file, sizeof file, b->parts[p].p);
+		snprintf(path, sizeof path, "%s/%s", b->tmpdir, file);
+		snprintf(name, sizeof name, "%s/%s", b->outdir, file);
+		blk->relabel = b->o->relabel;
+		rc = kpart_write_rank(path, name, blk, pl->off64_all, ri);
+		b->tcsr += ri->csr_seconds;
+		b->tsync += ri->sync_seconds;
+		kpart_block_free(blk);
 	}
-	double twr = lap(-1, "", &tl);
-	st->t_build += tcsr;
-	if (!(rc = kcomm_agree(comm, rc)) && P > 1) {
-		const kpart_rankinfo *x = &ri[me];
-		uint64_t mine[5] = {x->bytes, x->crc, x->nnz, x->cols, x->rows}, *all = kmalloc(kmul((size_t)P, 40));
-		kcomm_allgather(comm, mine, sizeof mine, all);
-		for (int q = 0; q < P; q++)
-			ri[q] = (kpart_rankinfo){.bytes = all[5 * q], .crc = (uint32_t)all[5 * q + 1], .nnz = all[5 * q + 2],
-						 .cols = all[5 * q + 3], .rows = all[5 * q + 4]};
+	b->twr = lap(-1, "", &b->tl);
+	b->st->t_build += b->tcsr;
+	if (!(rc = kcomm_agree(b->comm, rc)) && b->P > 1) {
+		const kpart_rankinfo *x = &b->ri[b->me];
+		rank_msg mine = {.bytes = x->bytes, .crc = x->crc, .nnz = x->nnz, .cols = x->cols, .rows = x->rows};
+		rank_msg *all = kmalloc(kmul((size_t)b->P, sizeof *all));
+		kcomm_allgather(b->comm, &mine, sizeof mine, all);
+		for (int q = 0; q < b->P; q++)
+			b->ri[q] = (kpart_rankinfo){.bytes = all[q].bytes, .crc = (uint32_t)all[q].crc, .nnz = all[q].nnz,
+						    .cols = all[q].cols, .rows = all[q].rows};
 		free(all);
 	}
-	uint64_t nnz = 0;
-	for (int q = 0; q < pl.RC; q++)
-		nnz += ri[q].nnz;
-	if (!rc && me == 0) {
-		result res = {.M = hdr[3], .selfloops = sl, .nnz = nnz, .size = hdr[6], .crc = crc,
-			      .relabel = o->relabel, .info = &info, .input = o->input, .has_map = has_map};
-		rc = write_manifest(&pl, &res, ri, tmpdir, outdir);
-		st->t_total = ktime() - t0;
+	for (int q = 0; q < pl->RC; q++)
+		b->nnz += b->ri[q].nnz;
+	return rc;
+}
+
+/* Rank 0 (after write_ranks gave rc): the manifest, build-info and the
+ * directory in place; the writing step's line; the figures of the build. */
+static int write_dir(job *b, int rc)
+{
+	const kpart_opts *o = b->o;
+	kpart_build_stats *st = b->st;
+	if (!rc && b->me == 0) {
+		result res = {.M = b->in.ne, .selfloops = b->sl, .nnz = b->nnz, .size = b->in.size, .crc = b->crc,
+			      .relabel = o->relabel, .info = &b->info, .input = o->input, .has_map = b->has_map};
+		rc = write_manifest(&b->pl, &res, b->ri, b->tmpdir, b->outdir);
+		st->t_total = ktime() - b->t0;
 		if (!rc)
-			rc = write_build_info(o, st, tmpdir, outdir);
+			rc = write_build_info(o, st, b->tmpdir, b->outdir);
 		if (!rc)
-			rc = kpart_dir_commit(tmpdir, outdir, o->force);
+			rc = kpart_dir_commit(b->tmpdir, b->outdir, o->force);
 	}
-	free(ri);
-	rc = kcomm_agree(comm, rc);
-	twr += lap(-1, "", &tl);
-	if (me == 0 && klog_verbose())
-		kinfo("%-34s %8.3f s (CSR %.3f s, sync %.3f s)", "CSR, rank files, manifest, rename", twr, tcsr, tsync);
-	else if (me == 0 && kcomm_progress_ok())
-		fprintf(stderr, " %.2f s\n", twr);
-	st->nv = pl.g.nv;
-	st->N = pl.g.N;
-	st->M = hdr[3];
-	st->selfloops = sl;
-	st->nnz = nnz;
-out:
-	for (int p = 0; p < nloc && parts; p++) {
-		free(parts[p].bstart);
-		free(parts[p].bfill);
-		free(parts[p].res);
-		free(parts[p].pre);
-		kpart_block_free(&parts[p].b);
+	free(b->ri);
+	b->ri = NULL;
+	rc = kcomm_agree(b->comm, rc);
+	b->twr += lap(-1, "", &b->tl);
+	if (b->me == 0 && klog_verbose())
+		kinfo("%-34s %8.3f s (CSR %.3f s, sync %.3f s)", "CSR, rank files, manifest, rename", b->twr, b->tcsr,
+		      b->tsync);
+	else if (b->me == 0 && kcomm_progress_ok())
+		fprintf(stderr, " %.2f s\n", b->twr);
+	st->nv = b->pl.g.nv;
+	st->N = b->pl.g.N;
+	st->M = b->in.ne;
+	st->selfloops = b->sl;
+	st->nnz = b->nnz;
+	return rc;
+}
+
+static int end_build(job *b, int rc)
+{
+	kpart_build_stats *st = b->st;
+	int me = b->me;
+	for (int p = 0; p < b->nloc && b->parts; p++) {
+		free(b->parts[p].bstart);
+		free(b->parts[p].bfill);
+		free(b->parts[p].res);
+		free(b->parts[p].pre);
+		kpart_block_free(&b->parts[p].b);
 	}
-	free(parts);
-	free(map);
-	free(ht);
+	free(b->parts);
+	free(b->map);
+	free(b->hist);
+	free(b->ht);
+	kpart_devbuild *db = b->db;
 	if (db) {
 		double dev[2] = {0, 0};
 		kpart_devbuild_drop(db);
@@ -626,17 +743,38 @@ out:
 		st->dev_finished = db->finished;
 		st->dev_on_host = db->on_host;
 	}
-	kpart_source_close(&s);
-	kedge_close(r);
-	kedge_info_free(&info);
-	plan_free(&pl);
+	kpart_source_close(&b->s);
+	kedge_close(b->r);
+	kedge_info_free(&b->info);
+	plan_free(&b->pl);
 	if (rc)
-		cleanup_tmp(me, tmpdir);
+		cleanup_tmp(me, b->tmpdir);
 	else
-		ktemp_unregister(tmpdir);
-	st->t_total = ktime() - t0;
+		ktemp_unregister(b->tmpdir);
+	st->t_total = ktime() - b->t0;
 	st->t_write = st->t_total - st->t_read - st->t_build;
 	if (me == 0 && !rc)
 		kinfo("%-34s %8.3f s", "total", st->t_total);
 	return rc;
+}
+
+int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
+{
+	job b = {.comm = comm, .o = o, .st = st, .P = kcomm_size(comm), .me = kcomm_rank(comm), .s = {.fd = -1}};
+	b.t0 = b.tl = ktime();
+	memset(st, 0, sizeof *st);
+	st->engine = "cpu";
+	st->nprocs = b.P;
+	st->threads = kpart_nthreads();
+	int rc = check_grid(&b);
+	if (rc)
+		return rc;
+	if (!(rc = open_input(&b)) && !(rc = choose_engine(&b)) && !(rc = open_source(&b)) && !(rc = count_keys(&b))) {
+		make_parts(&b);
+		if (!(rc = fill_parts(&b)) && !(rc = build_csc(&b))) {
+			finish(&b);
+			rc = write_dir(&b, write_ranks(&b));
+		}
+	}
+	return end_build(&b, rc);
 }
