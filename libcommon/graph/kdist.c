@@ -28,11 +28,17 @@ static void append(unsigned char **mem, uint64_t *n, size_t *cap, const void *sr
 		memcpy(*mem + *n * rec, src, got * rec);
 }
 
+/* What precedes a chunk dealt out (KCOMM_TAG_DEAL_HEAD). */
+typedef struct deal_msg {
+	uint64_t tuples; /* in the chunk that follows; 0: the end */
+	uint64_t rc;     /* at the end: rank 0's code */
+} deal_msg;
+
 int kdist_deal(kcomm *comm, kedge_reader *r, int idbytes, uint32_t *crc, unsigned char **mem, uint64_t *n)
 {
 	int P = kcomm_size(comm), me = kcomm_rank(comm), rc = 0;
 	size_t rec = 2 * (size_t)idbytes, cap = *mem ? *n * rec : 0;
-	uint64_t hdr[2]; /* tuples in the chunk (0: the end), rank 0's code at the end */
+	deal_msg h;
 	if (me == 0) {
 		uint64_t *uv = kmalloc((size_t)KDIST_CHUNK * 16);
 		unsigned char *enc = kmalloc((size_t)KDIST_CHUNK * rec);
@@ -45,30 +51,28 @@ int kdist_deal(kcomm *comm, kedge_reader *r, int idbytes, uint32_t *crc, unsigne
 				*crc = kio_crc32(*crc, enc, got * rec);
 			int d = (int)(c % (uint64_t)P);
 			if (d) {
-				hdr[0] = got;
-				hdr[1] = 0;
-				kcomm_send(comm, hdr, sizeof hdr, d, KCOMM_TAG_DEAL_HEAD);
+				h = (deal_msg){.tuples = got, .rc = 0};
+				kcomm_send(comm, &h, sizeof h, d, KCOMM_TAG_DEAL_HEAD);
 				kcomm_send(comm, enc, got * rec, d, KCOMM_TAG_DEAL_DATA);
 				continue;
 			}
 			append(mem, n, &cap, enc, got, rec);
 			*n += got;
 		}
-		hdr[0] = 0;
-		hdr[1] = (uint64_t)rc;
+		h = (deal_msg){.tuples = 0, .rc = (uint64_t)rc};
 		for (int d = 1; d < P; d++)
-			kcomm_send(comm, hdr, sizeof hdr, d, KCOMM_TAG_DEAL_HEAD);
+			kcomm_send(comm, &h, sizeof h, d, KCOMM_TAG_DEAL_HEAD);
 		free(uv);
 		free(enc);
 		return rc;
 	}
 	for (;;) {
-		kcomm_recv(comm, hdr, sizeof hdr, 0, KCOMM_TAG_DEAL_HEAD);
-		if (!hdr[0])
-			return (int)hdr[1];
-		append(mem, n, &cap, NULL, hdr[0], rec);
-		kcomm_recv(comm, *mem + *n * rec, hdr[0] * rec, 0, KCOMM_TAG_DEAL_DATA);
-		*n += hdr[0];
+		kcomm_recv(comm, &h, sizeof h, 0, KCOMM_TAG_DEAL_HEAD);
+		if (!h.tuples)
+			return (int)h.rc;
+		append(mem, n, &cap, NULL, h.tuples, rec);
+		kcomm_recv(comm, *mem + *n * rec, h.tuples * rec, 0, KCOMM_TAG_DEAL_DATA);
+		*n += h.tuples;
 	}
 }
 
@@ -104,52 +108,60 @@ static int deal(kcomm *comm, kedge_reader *r, kdist_edges *e)
 	return rc;
 }
 
+/* What rank 0 found the input to be (one broadcast). */
+enum { LOAD_TEXT, LOAD_STREAM, LOAD_SEEKABLE };
+typedef struct load_msg {
+	uint64_t rc;
+	uint64_t how; /* LOAD_*: a text graph (scattered), an edge file dealt out, or read in slices */
+	uint64_t nv, ne;
+} load_msg;
+
 int kdist_load(kcomm *comm, const char *path, kdist_edges *e)
 {
 	int rank = kcomm_rank(comm), P = kcomm_size(comm);
 	memset(e, 0, sizeof *e);
 	/* rank 0 looks at the first bytes: kedge, or text for kimport */
-	uint64_t hdr[4] = {0, 0, 0, 0}; /* rc, 0 text / 1 stream / 2 seekable, nv, ne */
+	load_msg h = {0, LOAD_TEXT, 0, 0};
 	kedge_reader *r = NULL;
 	kedge_info info;
 	kimport_result imp;
 	memset(&imp, 0, sizeof imp);
 	if (rank == 0) {
 		int kind;
-		hdr[0] = (uint64_t)kmagic_detect(path, &kind);
-		hdr[1] = kind == KMAGIC_KEDGE;
-		if (!hdr[0] && hdr[1]) {
-			hdr[0] = (uint64_t)kedge_open(path, &r, &info);
-			if (!hdr[0]) {
-				hdr[2] = info.nv;
-				hdr[3] = info.ne;
+		h.rc = (uint64_t)kmagic_detect(path, &kind);
+		if (!h.rc && kind == KMAGIC_KEDGE) {
+			h.how = LOAD_STREAM;
+			h.rc = (uint64_t)kedge_open(path, &r, &info);
+			if (!h.rc) {
+				h.nv = info.nv;
+				h.ne = info.ne;
 				if (kedge_map(r)) {
 					e->map = kmalloc(kmul((size_t)info.nv, 8) + 8);
 					memcpy(e->map, kedge_map(r), (size_t)info.nv * 8);
 				}
-				hdr[1] = kedge_seekable(r) ? 2 : 1;
+				h.how = kedge_seekable(r) ? LOAD_SEEKABLE : LOAD_STREAM;
 			}
-		} else if (!hdr[0]) {
-			hdr[0] = (uint64_t)kimport_read(path, KIMPORT_AUTO, 0, &imp);
-			hdr[2] = imp.nv;
-			hdr[3] = imp.ne;
-			if (!hdr[0]) {
+		} else if (!h.rc) {
+			h.rc = (uint64_t)kimport_read(path, KIMPORT_AUTO, 0, &imp);
+			h.nv = imp.nv;
+			h.ne = imp.ne;
+			if (!h.rc) {
 				e->map = imp.map;
 				imp.map = NULL;
 			}
 		}
 	}
-	kcomm_bcast(comm, hdr, sizeof hdr, 0);
-	if (hdr[0])
-		return (int)hdr[0];
-	e->nv = hdr[2];
-	uint64_t ne = hdr[3];
-	if (hdr[1] == 0) {
+	kcomm_bcast(comm, &h, sizeof h, 0);
+	if (h.rc)
+		return (int)h.rc;
+	e->nv = h.nv;
+	uint64_t ne = h.ne;
+	if (h.how == LOAD_TEXT) {
 		scatter(comm, imp.uv, ne, e);
 		kimport_free(&imp);
 		return 0;
 	}
-	if (hdr[1] == 1) {
+	if (h.how == LOAD_STREAM) {
 		int rc = deal(comm, r, e);
 		kedge_close(r); /* the reader owns info.prov */
 		return rc;

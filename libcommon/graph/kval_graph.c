@@ -60,16 +60,19 @@ static int load_partition(kcomm *w, const char *path, kval_graph *g)
 int kval_graph_load(kcomm *world, const char *path, kval_graph *g)
 {
 	memset(g, 0, sizeof *g);
-	uint64_t h[2] = {0, 0}; /* rank 0: detect's code, a directory */
+	struct {
+		uint64_t rc;     /* rank 0's kmagic_detect */
+		uint64_t is_dir; /* the graph is a directory (a partition) */
+	} h = {0, 0};
 	if (kcomm_rank(world) == 0) {
 		int kind;
-		h[0] = (uint64_t)kmagic_detect(path, &kind);
-		h[1] = kind == KMAGIC_DIR;
+		h.rc = (uint64_t)kmagic_detect(path, &kind);
+		h.is_dir = kind == KMAGIC_DIR;
 	}
-	kcomm_bcast(world, h, sizeof h, 0);
-	if (h[0])
-		return (int)h[0];
-	g->is_part = (int)h[1];
+	kcomm_bcast(world, &h, sizeof h, 0);
+	if (h.rc)
+		return (int)h.rc;
+	g->is_part = (int)h.is_dir;
 	int rc;
 	if (g->is_part) {
 		rc = load_partition(world, path, g);
