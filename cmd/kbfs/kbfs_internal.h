@@ -33,6 +33,7 @@ typedef struct kbfs_run {
 	kbfs_device *dev; /* the device engine on offer, or NULL */
 	const char *dir;
 	int rank, size;
+	kpart_manifest man;   /* rank 0, from kbfs_check_grid to the end of kbfs_load */
 	kpart_block blk;
 	const kpart_block *b; /* &blk once loaded */
 	kbfs_engine eng;

@@ -2,11 +2,12 @@
  * kbfs_load: the partition and the job of a kbfs run.
  *
  * The partition's grid is checked against the job before anything is
- * loaded (rank 0 reads the manifest); every rank loads its block and the
- * load time is the slowest rank's; the construction and generation times
- * come from build-info and the manifest when they say (else the load
- * time); the hosts of every rank, and the threads of each; the engine's
- * configuration from them (what e->setup gets and --dry-run plans with).
+ * loaded (rank 0 reads the manifest, once for the whole run); every rank
+ * loads its block and the load time is the slowest rank's; the
+ * construction and generation times come from build-info (read once) and
+ * the manifest when they say (else the load time); the hosts of every
+ * rank, and the threads of each; the engine's configuration from them
+ * (what e->setup gets and --dry-run plans with).
  */
 #include "kbfs_internal.h"
 #include "kfs.h"
@@ -22,14 +23,12 @@
 int kbfs_check_grid(kbfs_run *r)
 {
 	const char *dir = r->dir;
-	uint64_t h[4] = {0, 0, 0, 0};
+	uint64_t rc = 0;
 	if (r->rank == 0) {
-		int R = 0, C = 0;
-		uint64_t nv = 0;
-		h[0] = (uint64_t)kpart_manifest_grid(dir, &R, &C, &nv);
-		h[1] = (uint64_t)R;
-		h[2] = (uint64_t)C;
-		if (!h[0] && (uint64_t)R * (uint64_t)C != (uint64_t)r->size) {
+		/* the manifest is read here, once: kbfs_load uses it too */
+		rc = (uint64_t)kpart_manifest_read(dir, &r->man);
+		int R = r->man.g.R, C = r->man.g.C;
+		if (!rc && (uint64_t)R * (uint64_t)C != (uint64_t)r->size) {
 			if (R * C == 1)
 				kerror("'%s' is partitioned for one rank (1x1) but this job has %d ranks; run it "
 				       "without mpirun (or with mpirun -np 1)",
@@ -38,48 +37,66 @@ int kbfs_check_grid(kbfs_run *r)
 				kerror("'%s' is partitioned for a %dx%d grid (%d ranks) but this job has %d rank%s; "
 				       "run it with mpirun -np %d",
 				       dir, R, C, R * C, r->size, r->size == 1 ? "" : "s", R * C);
-			h[0] = KEXIT_USAGE;
+			rc = KEXIT_USAGE;
+			kpart_manifest_free(&r->man);
 		}
 	}
-	kcomm_bcast(r->world, h, sizeof h, 0);
-	return (int)h[0];
+	kcomm_bcast(r->world, &rc, sizeof rc, 0);
+	return (int)rc;
 }
 
-/* What the partition says about its making: ct[0], ct[1] construction
- * (build-info); ct[2], ct[3] generation (1: kgen's, kept in build-info by
- * kpart from the edge file's attribute, kprov.h; 2: a manifest's). */
-static void partition_times(const char *dir, double ct[4])
+/* What the partition says about its making, from rank 0 to every rank. */
+typedef struct times_msg {
+	uint64_t construction_from; /* 0: no figure (the load time), 1: build-info */
+	uint64_t generation_from;   /* 0: no figure, 1: kgen's (kept in build-info by kpart from the
+				     * edge file's attribute, kprov.h), 2: the manifest's */
+	double construction, generation;
+} times_msg;
+
+/* The times of rank 0's manifest m and of build-info (each read once). */
+static void partition_times(const char *dir, const kpart_manifest *m, times_msg *t)
 {
 	char *path = kfs_join(dir, "build-info");
 	if (!access(path, R_OK)) {
-		if (!kpart_construction_time(dir, &ct[1]))
-			ct[0] = 1;
-		if (!kpart_build_info_double(dir, "generation_time", &ct[3]))
-			ct[2] = 1;
+		static const char *const keys[2] = {"construction_time", "generation_time"};
+		double v[2];
+		int found[2];
+		if (!kpart_build_info_read(dir, keys, 2, v, found)) {
+			if (found[0]) {
+				t->construction = v[0];
+				t->construction_from = 1;
+			} else {
+				kerror("'%s': no construction_time", path);
+			}
+			if (found[1]) {
+				t->generation = v[1];
+				t->generation_from = 1;
+			}
+		}
 	}
 	free(path);
-	kpart_manifest m;
-	if (!ct[2] && !kpart_manifest_read(dir, &m)) {
-		const char *v = kpart_manifest_get(&m, "generation_time");
+	if (!t->generation_from) {
+		const char *v = kpart_manifest_get(m, "generation_time");
 		if (!v)
-			v = kpart_manifest_get(&m, "source_generation_time");
+			v = kpart_manifest_get(m, "source_generation_time");
 		char *end;
-		if (v && (ct[3] = strtod(v, &end)) >= 0 && end != v && !*end)
-			ct[2] = 2;
-		kpart_manifest_free(&m);
+		if (v && (t->generation = strtod(v, &end)) >= 0 && end != v && !*end)
+			t->generation_from = 2;
 	}
 }
 
-/* Every rank loads its block; the load time is the slowest rank's. */
+/* Every rank loads its block (rank 0 with the manifest kbfs_check_grid
+ * read); the load time is the slowest rank's. */
 int kbfs_load(kbfs_run *r)
 {
 	const char *dir = r->dir;
 	kcomm_barrier(r->world);
 	double t0 = ktime();
-	int rc = kpart_load(dir, r->rank, &r->blk);
+	int rc = r->rank == 0 ? kpart_load_with(dir, &r->man, r->rank, &r->blk) : kpart_load(dir, r->rank, &r->blk);
 	rc = kcomm_agree(r->world, rc);
 	if (rc) {
 		kpart_block_free(&r->blk); /* loaded here, but another rank failed */
+		kpart_manifest_free(&r->man);
 		return rc;
 	}
 	double dt = ktime() - t0;
@@ -90,19 +107,20 @@ int kbfs_load(kbfs_run *r)
 	r->construction_from = "load";
 	/* build-info and the manifest record how long construction and
 	 * generation took; without them both fall back to the load time */
-	double ct[4] = {0, 0, 0, 0};
+	times_msg t = {0, 0, 0, 0};
 	if (r->rank == 0)
-		partition_times(dir, ct);
-	kcomm_bcast(r->world, ct, sizeof ct, 0);
+		partition_times(dir, &r->man, &t);
+	kpart_manifest_free(&r->man);
+	kcomm_bcast(r->world, &t, sizeof t, 0);
 	r->generation_time = dt;
 	r->generation_from = "load";
-	if (ct[0]) {
-		r->construction_time = ct[1];
+	if (t.construction_from) {
+		r->construction_time = t.construction;
 		r->construction_from = "build-info";
 	}
-	if (ct[2]) {
-		r->generation_time = ct[3];
-		r->generation_from = ct[2] == 1 ? "kgen" : "manifest";
+	if (t.generation_from) {
+		r->generation_time = t.generation;
+		r->generation_from = t.generation_from == 1 ? "kgen" : "manifest";
 	}
 	const kpart_block *b = r->b;
 	const kpart_grid *g = &b->g;

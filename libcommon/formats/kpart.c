@@ -331,7 +331,7 @@ int kpart_manifest_grid(const char *dir, int *R, int *C, uint64_t *nv)
 	return 0;
 }
 
-int kpart_build_info_double(const char *dir, const char *key, double *v)
+int kpart_build_info_read(const char *dir, const char *const *keys, size_t n, double *vals, int *found)
 {
 	char *path = kfs_join(dir, "build-info"), *text;
 	size_t len;
@@ -339,34 +339,24 @@ int kpart_build_info_double(const char *dir, const char *key, double *v)
 	free(path);
 	if (rc)
 		return rc;
-	/* "key = value" at the start of a line */
-	size_t kl = strlen(key);
-	rc = -1;
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		char *end;
-		if (!strncmp(p, key, kl) && !strncmp(p + kl, " = ", 3)) {
-			double x = strtod(p + kl + 3, &end);
-			if (end != p + kl + 3 && (*end == '\n' || !*end) && x >= 0) {
-				*v = x;
-				rc = 0;
+	for (size_t k = 0; k < n; k++) {
+		/* "key = value" at the start of a line (the first such line) */
+		size_t kl = strlen(keys[k]);
+		found[k] = 0;
+		for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+			char *end;
+			if (!strncmp(p, keys[k], kl) && !strncmp(p + kl, " = ", 3)) {
+				double x = strtod(p + kl + 3, &end);
+				if (end != p + kl + 3 && (*end == '\n' || !*end) && x >= 0) {
+					vals[k] = x;
+					found[k] = 1;
+				}
+				break;
 			}
-			break;
 		}
 	}
 	free(text);
-	return rc;
-}
-
-int kpart_construction_time(const char *dir, double *seconds)
-{
-	int rc = kpart_build_info_double(dir, "construction_time", seconds);
-	if (rc < 0) {
-		char *path = kfs_join(dir, "build-info");
-		kerror("'%s': no construction_time", path);
-		free(path);
-		rc = KEXIT_DATA;
-	}
-	return rc;
+	return 0;
 }
 
 /* --------------------------------------------------------------- rank file */

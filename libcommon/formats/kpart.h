@@ -235,12 +235,13 @@ int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len);
  * (KEXIT_IO) and left alone. */
 int kpart_dir_commit(const char *tmpdir, const char *outdir, int force);
 
-/* Seconds the construction took (DIR/build-info, written beside the
- * manifest and deliberately outside its checksum since timings vary). */
-int kpart_construction_time(const char *dir, double *seconds);
-/* The number "key = value" of DIR/build-info: 0, -1 when the key is absent
- * or not a number >= 0, a KEXIT code when the file cannot be read. */
-int kpart_build_info_double(const char *dir, const char *key, double *v);
+/* The numbers of DIR/build-info (how the partition was built: written
+ * beside the manifest and deliberately outside its checksum since timings
+ * vary, e.g. construction_time), from one read of the file: found[k] = 1
+ * and vals[k] for each of keys[0..n) that a line "key = value" gives as a
+ * number >= 0 (the first line of the key), else found[k] = 0.  0, or a
+ * KEXIT code after kerror() when the file cannot be read. */
+int kpart_build_info_read(const char *dir, const char *const *keys, size_t n, double *vals, int *found);
 
 /* ---- checking and dumping (kpartstat.c) ---- */
 /* Verify a partition: manifest checksum, every rank file present, its size
