@@ -84,6 +84,14 @@ const char *kio_name(const kio_in *in);
 void kio_close_in(kio_in *in);
 /* Peek at the first n bytes (n <= 16) without consuming them. */
 int kio_peek(kio_in *in, void *buf, size_t n, size_t *got);
+/* The version and flags after the 8-byte magic of every kbfs binary header
+ * (kedge(5), kpart(5)): u16 major, u16 minor and u32 flags at bytes 8 to
+ * 15 of hdr, little-endian.  0, or KEXIT_DATA after kerror() "'NAME': WHAT
+ * MAJOR.MINOR is newer than this kbfs supports (MAX_MAJOR.MAX_MINOR);
+ * upgrade kbfs" when the major version is newer than max_major (WHAT:
+ * "edge file version", "rank file version"): a reader refuses it by name. */
+int kio_get_version(const uint8_t *hdr, const char *name, const char *what, int max_major, int max_minor,
+		    uint16_t *major, uint16_t *minor, uint32_t *flags);
 
 /* ---- output ---- */
 typedef struct kio_out kio_out;

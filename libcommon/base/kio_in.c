@@ -271,3 +271,16 @@ void kio_close_in(kio_in *in)
 	free(in->name);
 	free(in);
 }
+
+int kio_get_version(const uint8_t *hdr, const char *name, const char *what, int max_major, int max_minor,
+		    uint16_t *major, uint16_t *minor, uint32_t *flags)
+{
+	*major = kio_get16(hdr + 8);
+	*minor = kio_get16(hdr + 10);
+	*flags = kio_get32(hdr + 12);
+	if (*major <= max_major)
+		return 0;
+	kerror("'%s': %s %u.%u is newer than this kbfs supports (%d.%d); upgrade kbfs", name, what, (unsigned)*major,
+	       (unsigned)*minor, max_major, max_minor);
+	return KEXIT_DATA;
+}

@@ -280,19 +280,13 @@ int kedge_open(const char *path, kedge_reader **rp, kedge_info *info)
 		rc = KEXIT_DATA;
 		goto fail;
 	}
-	info->major = kio_get16(h + 8);
-	info->minor = kio_get16(h + 10);
-	info->flags = kio_get32(h + 12);
+	if ((rc = kio_get_version(h, name, "edge file version", KEDGE_MAJOR, KEDGE_MINOR, &info->major, &info->minor,
+				  &info->flags)))
+		goto fail;
 	info->idbytes = kio_get32(h + 16);
 	info->nv = kio_get64(h + 20);
 	info->ne = kio_get64(h + 28);
 	uint32_t plen = kio_get32(h + 36);
-	if (info->major > KEDGE_MAJOR) {
-		kerror("'%s': edge file version %u.%u is newer than this kbfs supports (%d.%d); upgrade kbfs",
-		       name, info->major, info->minor, KEDGE_MAJOR, KEDGE_MINOR);
-		rc = KEXIT_DATA;
-		goto fail;
-	}
 	if ((info->idbytes != 4 && info->idbytes != 8) || plen > MAX_PROV ||
 	    (info->idbytes == 4 && info->nv > (1ull << 32)) || (info->flags & ~7u)) {
 		kerror("'%s': corrupt edge file header", name);

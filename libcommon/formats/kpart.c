@@ -362,7 +362,8 @@ int kpart_build_info_read(const char *dir, const char *const *keys, size_t n, do
 /* --------------------------------------------------------------- rank file */
 
 typedef struct rhead {
-	uint32_t major, minor, flags, R, C, i, j;
+	uint16_t major, minor;
+	uint32_t flags, R, C, i, j;
 	uint64_t nv, N, nb, ncols, nrows, nnz;
 } rhead;
 
@@ -390,14 +391,8 @@ static int read_header(kio_in *in, const char *name, rhead *h, uint32_t *crc)
 		kerror("'%s': header checksum mismatch (corrupt rank file)", name);
 		return KEXIT_DATA;
 	}
-	h->major = kio_get16(b + 8);
-	h->minor = kio_get16(b + 10);
-	if (h->major > KPART_MAJOR) {
-		kerror("'%s': rank file version %u.%u is newer than this kbfs supports (%d.%d); upgrade kbfs", name,
-		       h->major, h->minor, KPART_MAJOR, KPART_MINOR);
+	if (kio_get_version(b, name, "rank file version", KPART_MAJOR, KPART_MINOR, &h->major, &h->minor, &h->flags))
 		return KEXIT_DATA;
-	}
-	h->flags = kio_get32(b + 12);
 	h->R = kio_get32(b + 16);
 	h->C = kio_get32(b + 20);
 	h->i = kio_get32(b + 24);
