@@ -60,10 +60,8 @@ static void release(kgpu_gen *q)
 		for (int e = 0; e < 4; e++)
 			if (*ev[e])
 				CUDA_CHECK(cudaEventDestroy(*ev[e]));
-		if (q->dbuf[s])
-			CUDA_CHECK(cudaFree(q->dbuf[s]));
-		if (q->hbuf[s])
-			CUDA_CHECK(cudaFreeHost(q->hbuf[s]));
+		kgpu_free(q->dbuf[s]);
+		kgpu_free_host(q->hbuf[s]);
 	}
 	if (q->gen)
 		CUDA_CHECK(cudaStreamDestroy(q->gen));

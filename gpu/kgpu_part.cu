@@ -118,10 +118,8 @@ static void dev_close(kdev *d)
 		return;
 	if (q->st)
 		CUDA_CHECK(cudaStreamSynchronize(q->st));
-	if (q->nsel)
-		CUDA_CHECK(cudaFree(q->nsel));
-	if (q->hsel)
-		CUDA_CHECK(cudaFreeHost(q->hsel));
+	kgpu_free(q->nsel);
+	kgpu_free_host(q->hsel);
 	if (q->st)
 		CUDA_CHECK(cudaStreamDestroy(q->st));
 	free(q);
