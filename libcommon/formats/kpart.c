@@ -172,9 +172,10 @@ static int rank_line(kpart_manifest *m, const char *key, const char *val)
 	return 0;
 }
 
-int kpart_manifest_read(const char *dir, kpart_manifest *m)
+/* kpart_manifest_read, in steps: DIR/manifest's path, when DIR is a
+ * partition directory with one (*path kmalloc'd); 0 or a KEXIT code. */
+static int manifest_path(const char *dir, char **path)
 {
-	memset(m, 0, sizeof *m);
 	struct stat st;
 	if (stat(dir, &st)) {
 		kerror("cannot open '%s': %s", dir, strerror(errno));
@@ -184,21 +185,19 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 		kerror("'%s': not a kbfs partition (not a directory)", dir);
 		return KEXIT_DATA;
 	}
-	char *path = kfs_join(dir, "manifest");
-	if (access(path, F_OK) && errno == ENOENT) {
+	*path = kfs_join(dir, "manifest");
+	if (access(*path, F_OK) && errno == ENOENT) {
 		kerror("'%s': not a kbfs partition (no manifest)", dir);
-		free(path);
+		free(*path);
 		return KEXIT_DATA;
 	}
-	char *text;
-	size_t len;
-	int rc = slurp(path, &text, &len);
-	if (rc) {
-		free(path);
-		return rc;
-	}
-	/* the last line is "checksum = XXXXXXXX", the CRC32 of all bytes before it */
-	rc = KEXIT_DATA;
+	return 0;
+}
+
+/* The text before the last line, "checksum = XXXXXXXX", when that is the
+ * CRC32 of all of it (the line cut off, in place): 0 or KEXIT_DATA. */
+static int manifest_checked(const char *path, char *text, size_t len)
+{
 	char *last = NULL;
 	if (len && text[len - 1] == '\n') {
 		text[len - 1] = 0;
@@ -208,13 +207,20 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 	uint32_t want;
 	if (!last || strncmp(last, "checksum = ", 11) || get_hex32(last + 11, &want)) {
 		kerror("'%s': not a kbfs partition manifest (no checksum line at the end)", path);
-		goto out;
+		return KEXIT_DATA;
 	}
 	if (kio_crc32(0, text, (size_t)(last - text)) != want) {
 		kerror("'%s': checksum mismatch (corrupt manifest)", path);
-		goto out;
+		return KEXIT_DATA;
 	}
 	*last = 0;
+	return 0;
+}
+
+/* Every "key = value" line of text into m's keys and vals (comments and
+ * blank lines skipped; text is cut up): 0 or KEXIT_DATA. */
+static int manifest_lines(const char *path, char *text, kpart_manifest *m)
+{
 	size_t cap = 64;
 	m->keys = kmalloc(cap * sizeof *m->keys);
 	m->vals = kmalloc(cap * sizeof *m->vals);
@@ -228,7 +234,7 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 		char *eq = strstr(line, " = ");
 		if (!eq) {
 			kerror("'%s': malformed line '%s'", path, line);
-			goto out;
+			return KEXIT_DATA;
 		}
 		*eq = 0;
 		if (m->nkeys == cap) {
@@ -239,16 +245,23 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 		m->keys[m->nkeys] = kstrdup(line);
 		m->vals[m->nkeys++] = kstrdup(eq + 3);
 	}
+	return 0;
+}
+
+/* The format, version, grid and sizes the lines of m give, checked, into
+ * m's fields: 0 or KEXIT_DATA. */
+static int manifest_fields(const char *path, kpart_manifest *m)
+{
 	const char *fmt = kpart_manifest_get(m, "format"), *ver = kpart_manifest_get(m, "version");
 	int major = 0, minor = 0;
 	if (!fmt || strcmp(fmt, "kpart") || !ver || sscanf(ver, "%d.%d", &major, &minor) != 2) {
 		kerror("'%s': not a kbfs partition manifest", path);
-		goto out;
+		return KEXIT_DATA;
 	}
 	if (major > KPART_MAJOR) {
 		kerror("'%s': partition format %d.%d is newer than this kbfs supports (%d.%d); upgrade kbfs", path,
 		       major, minor, KPART_MAJOR, KPART_MINOR);
-		goto out;
+		return KEXIT_DATA;
 	}
 	m->major = major;
 	m->minor = minor;
@@ -278,7 +291,7 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 		bad = "relabel";
 	if (bad) {
 		kerror("'%s': missing or bad value for '%s'", path, bad);
-		goto out;
+		return KEXIT_DATA;
 	}
 	m->idx64 = ib == 64;
 	m->relabel = !strcmp(kpart_manifest_get(m, "relabel"), kpart_relabel_names[KPART_RELABEL_DEGREE]);
@@ -289,27 +302,46 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 		m->seed1 = 2;
 	if (get_u64(m, "seed2", &m->seed2))
 		m->seed2 = 3;
-	uint64_t nranks = R * C;
+	return 0;
+}
+
+/* Every rank's lines into m->ranks (the grid's, from manifest_fields): 0 or
+ * KEXIT_DATA. */
+static int manifest_ranks(const char *path, kpart_manifest *m)
+{
+	uint64_t R = (uint64_t)m->g.R, C = (uint64_t)m->g.C, nranks = R * C;
 	/* every rank has its own lines: a grid bigger than the lines can
 	 * describe is refused before its table is allocated */
 	if (nranks > m->nkeys) {
 		kerror("'%s': a %llux%llu grid, but only %zu lines (no entry for most ranks)", path,
 		       (unsigned long long)R, (unsigned long long)C, m->nkeys);
-		goto out;
+		return KEXIT_DATA;
 	}
 	m->ranks = kcalloc((size_t)nranks, sizeof *m->ranks);
 	for (size_t k = 0; k < m->nkeys; k++)
 		if (rank_line(m, m->keys[k], m->vals[k])) {
 			kerror("'%s': bad line '%s = %s'", path, m->keys[k], m->vals[k]);
-			goto out;
+			return KEXIT_DATA;
 		}
 	for (uint64_t r = 0; r < nranks; r++)
 		if (!m->ranks[r].file) {
 			kerror("'%s': no entry for rank %llu", path, (unsigned long long)r);
-			goto out;
+			return KEXIT_DATA;
 		}
-	rc = 0;
-out:
+	return 0;
+}
+
+int kpart_manifest_read(const char *dir, kpart_manifest *m)
+{
+	memset(m, 0, sizeof *m);
+	char *path, *text = NULL;
+	size_t len;
+	int rc = manifest_path(dir, &path);
+	if (rc)
+		return rc;
+	if (!(rc = slurp(path, &text, &len)) && !(rc = manifest_checked(path, text, len)) &&
+	    !(rc = manifest_lines(path, text, m)) && !(rc = manifest_fields(path, m)))
+		rc = manifest_ranks(path, m);
 	free(text);
 	if (rc)
 		kpart_manifest_free(m);
