@@ -1,7 +1,7 @@
 // kgpu_gen: the Kronecker generator on the device (kgen --engine cuda),
 // as the kgen_device of kgen_dev.h.
 //
-// The arithmetic is libcommon/kgen_edge.h, the CPU generator's own: the
+// The arithmetic is libcommon/graph/kgen_edge.h, the CPU generator's own: the
 // kernel is one call of kgen_edge_thread() per thread (a run of RUN
 // consecutive edges: one skip to the run's first edge, then one
 // matrix-vector step per edge, as the CPU's blocks do), so the edges are

@@ -1,6 +1,6 @@
 // kgpu_part: kpart's primitives on the device (kpart --engine cuda), as
 // the kpart_device of libcommon/graph/kpart_dev.h, whose comments give each
-// call's contract; libcommon/kpart_devbuild.c builds the blocks with them
+// call's contract; libcommon/graph/kpart_devbuild.c builds the blocks with them
 // and tests/unit/test_kpartdev.c checks that logic with host loops in
 // their place.
 //
