@@ -4,6 +4,7 @@
 #   make demo       install missing packages, then run the whole pipeline on a small graph
 #   make test       install missing packages, then run every test (TAP, under prove)
 #   make test-gpu   the GPU tests (skipped visibly without a GPU)
+#   make layers     libcommon's layers kept (libcommon/README.md; part of make test)
 #   make bench      the benchmarks in share/bench (not tests)
 #   make install    PREFIX=/usr/local DESTDIR= (programs, man pages, share/, bash completion;
 #                   install-files: the same copying alone, no build)
@@ -27,7 +28,10 @@ VERSION   := 0.1.0
 OPT       ?= -O3
 CSTD      := -std=c11
 WARN      := -Wall -Wextra -Wno-unused-parameter
-CPPFLAGS  += -D_GNU_SOURCE -Ilibcommon -Igpu -Ibuild -DKBFS_VERSION='"$(VERSION)"'
+# libcommon's layers (libcommon/README.md), lowest first
+LIB_LAYERS := base formats graph report
+LIB_INC   := $(LIB_LAYERS:%=-Ilibcommon/%)
+CPPFLAGS  += -D_GNU_SOURCE $(LIB_INC) -Igpu -Ibuild -DKBFS_VERSION='"$(VERSION)"'
 CFLAGS    ?= $(OPT) -g
 LDLIBS    += -lz -lm
 
@@ -78,10 +82,16 @@ LDFLAGS += -fopenmp
 endif
 
 # ---- sources ---------------------------------------------------------------
-LIB_SRC  := $(sort $(wildcard libcommon/*.c))
+LIB_SRC  := $(sort $(wildcard libcommon/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=build/%.o) build/kcommit.o
 CMD_SRC  := $(sort $(wildcard cmd/*.c))
 PROGS    := $(CMD_SRC:cmd/%.c=bin/%)
+# a program's own code (cmd/PROG/*.c beside cmd/PROG.c): linked into
+# bin/PROG alone, through build/cmd/libPROG.a (the unit tests link them all)
+prog_obj  = $(patsubst %.c,build/%.o,$(sort $(wildcard cmd/$(1)/*.c)))
+PROG_DIRS := $(sort $(patsubst cmd/%/,%,$(dir $(wildcard cmd/*/*.c))))
+PROG_OBJ := $(foreach p,$(PROG_DIRS),$(call prog_obj,$(p)))
+PROG_LIBS := $(PROG_DIRS:%=build/cmd/lib%.a)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNITS    := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 # the CUDA test programs (tests/gpu/*.c), linked like bin/
@@ -109,13 +119,21 @@ KBUILD := build/kbuild.h
 FLAGS_STAMP := build/flags.stamp
 FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS) MPI=$(MPI) CUDA=$(CUDA) NCCL=$(NCCL) $(NVCC) $(NVCCFLAGS)
 
-.PHONY: all clean test test-gpu gpu-tests units demo bench install install-files deps check-deps valgrind-deps FORCE
+.PHONY: all clean test test-gpu gpu-tests units layers demo bench install install-files deps check-deps valgrind-deps FORCE
 all: $(PROGS)
 
 # rebuild everything when the flags change
 $(FLAGS_STAMP): FORCE
 	@mkdir -p build
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+
+# remake the archives when their lists of objects change (a file moved or
+# removed: its old object would otherwise stay in the archive)
+OBJS_STAMP := build/objs.stamp
+OBJS_NOW := $(LIB_OBJ) $(GPU_OBJ) $(PROG_OBJ)
+$(OBJS_STAMP): FORCE
+	@mkdir -p build
+	@echo '$(OBJS_NOW)' | cmp -s - $@ || echo '$(OBJS_NOW)' > $@
 
 $(KBUILD): $(FLAGS_STAMP)
 	@mkdir -p build
@@ -144,23 +162,28 @@ build/%.o: %.cu $(FLAGS_STAMP) $(KBUILD)
 	@$(if $(Q),echo '  NVCC    $<')
 	$(Q)$(NVCC) $(NVCCFLAGS) $(filter -D% -I%,$(CPPFLAGS)) $(if $(filter 1,$(MPI)),$(shell mpicc --showme:compile 2>/dev/null)) -MMD -MP -c $< -o $@
 
-build/libcommon.a: $(LIB_OBJ)
+.SECONDEXPANSION:
+build/libcommon.a: $(LIB_OBJ) $(OBJS_STAMP)
 	@$(if $(Q),echo '  AR      $@')
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
-$(GPU_LIB): $(GPU_OBJ)
+$(GPU_LIB): $(GPU_OBJ) $(OBJS_STAMP)
 	@$(if $(Q),echo '  AR      $@')
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(GPU_OBJ)
 
-bin/%: build/cmd/%.o build/libcommon.a $(GPU_LIB)
+build/cmd/lib%.a: $$(call prog_obj,$$*) $(OBJS_STAMP)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $(call prog_obj,$*)
+
+bin/%: build/cmd/%.o $$(if $$(call prog_obj,$$*),build/cmd/lib$$*.a) build/libcommon.a $(GPU_LIB)
 	@mkdir -p bin
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(GPU_LIB) build/libcommon.a $(GPU_LDLIBS) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(filter build/cmd/lib%.a,$^) $(GPU_LIB) build/libcommon.a $(GPU_LDLIBS) $(LDLIBS)
 
-build/tests/%: build/tests/unit/%.o build/libcommon.a
+build/tests/%: build/tests/unit/%.o $(PROG_LIBS) build/libcommon.a
 	@mkdir -p build/tests
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< build/libcommon.a $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(PROG_LIBS) build/libcommon.a $(LDLIBS)
 
 build/tests/gpu/%: build/tests/gpu/%.o build/libcommon.a $(GPU_LIB)
 	@$(if $(Q),echo '  LD      $@')
@@ -174,7 +197,7 @@ build/tests/gpu/%.o: tests/gpu/%.c $(FLAGS_STAMP) $(KBUILD)
 build/tests/unit/%.o: tests/unit/%.c $(FLAGS_STAMP) $(KBUILD)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -Itests/unit $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CSTD) $(WARN) $(CPPFLAGS) -Itests/unit -Icmd $(CFLAGS) -MMD -MP -c $< -o $@
 
 # ---- set-up, demo, tests -----------------------------------------------------
 check-deps:
@@ -210,6 +233,10 @@ test-gpu: check-deps
 
 units: $(UNITS)
 
+# libcommon's includes and objects against its layer table (libcommon/README.md)
+layers: all
+	@sh tests/tools/layers.sh --objects build
+
 # the CUDA test programs; they need the CUDA engine
 ifeq ($(CUDA),1)
 gpu-tests: $(GPU_TESTS)
@@ -231,7 +258,7 @@ FUZZ_JOBS    ?= 2
 FUZZ_DIR     := build/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := $(CSTD) -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
-	-D_GNU_SOURCE -I$(FUZZ_DIR) -Ilibcommon -Igpu -Itests/fuzz -DKBFS_VERSION='"$(VERSION)"' -Wno-unknown-pragmas
+	-D_GNU_SOURCE -I$(FUZZ_DIR) $(LIB_INC) -Igpu -Itests/fuzz -DKBFS_VERSION='"$(VERSION)"' -Wno-unknown-pragmas
 FUZZ_LDLIBS  := $(or $(wildcard /usr/lib/x86_64-linux-gnu/libz.a /usr/lib64/libz.a /usr/lib/libz.a),-lz) -lm \
 	-static-libstdc++ -static-libgcc
 FUZZ_IMPORTS := auto edgelist mtx metis dimacs sg

@@ -1,9 +1,11 @@
 /* kbfs: distributed 2D breadth-first search on a partition (see kbfs(1)). */
-#include "kbfs_run.h"
+#include "kbfs/kbfs_run.h"
 #include "kcomm.h"
+#include "kdev.h"
 #include "kgpu.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 
 #include <getopt.h>
@@ -123,7 +125,7 @@ int main(int argc, char **argv)
 		case O_XCHG: o.algo.exchange = kopt_choice("--exchange", optarg, kbfs_xmode_names); break;
 		case O_NOCOMP: o.algo.compress = 0; break;
 		case O_NOSV: o.algo.sv = 0; break;
-		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kbfs_engine_names); break;
+		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kdev_engine_names); break;
 		case O_NOVAL: o.validate = 0; break;
 		case O_VALIDATOR: o.validator = kopt_choice("--validator", optarg, kbfs_validator_names); break;
 		case O_JSON: o.json = optarg; break;
@@ -169,13 +171,13 @@ int main(int argc, char **argv)
 	if (o.json && !strcmp(o.json, "-") &&
 	    ((o.depth_out && !strcmp(o.depth_out, "-")) || (o.pred_out && !strcmp(o.pred_out, "-"))))
 		kopt_usage_error("--json - and a file to standard output ('-') exclude each other");
-	if (o.engine == KBFS_ENGINE_CPU && (o.transport == KBFS_TRANSPORT_NCCL || o.transport == KBFS_TRANSPORT_PEER))
+	if (o.engine == KDEV_ENGINE_CPU && (o.transport == KBFS_TRANSPORT_NCCL || o.transport == KBFS_TRANSPORT_PEER))
 		kopt_usage_error("--transport %s needs the CUDA engine (not --engine cpu)",
 				 kbfs_transport_names[o.transport]);
 	/* the NCCL transport's peer-to-peer levels: wherever they can run
 	 * (auto), required (peer), or not at all */
 	gpu.peer = o.transport == KBFS_TRANSPORT_PEER ? 2 : o.transport == KBFS_TRANSPORT_AUTO ? 1 : 0;
-	if (o.engine == KBFS_ENGINE_CPU && o.validator == KBFS_VAL_DEVICE)
+	if (o.engine == KDEV_ENGINE_CPU && o.validator == KBFS_VAL_DEVICE)
 		kopt_usage_error("--validator device needs the CUDA engine (not --engine cpu)");
 	/* the engine keeps the tree check's arrays only when it will be used */
 	gpu.validate = o.validate && o.validator != KBFS_VAL_HOST;
@@ -184,7 +186,7 @@ int main(int argc, char **argv)
 	o.nroots_given = nroots;
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	kbfs_device dev;
-	kgpu_kbfs_device(&dev, &gpu);
+	kbfs_gpu_device(&dev, &gpu);
 	int rc = kbfs_main(world, argv[optind], &o, &dev);
 	int rc2 = kcomm_rank(world) == 0 ? kio_close_stdout() : 0;
 	kcomm_finalize();

@@ -1,7 +1,7 @@
 /* kgen: write a Graph500 Kronecker graph or import a real graph (see kgen(1)). */
-#include "kbfs_run.h"
 #include "kcomm.h"
-#include "kgenrun.h"
+#include "kdev.h"
+#include "kgen/kgenrun.h"
 #include "kgpu.h"
 #include "kimport.h"
 #include "kio.h"
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 		{"engine", required_argument, 0, O_ENGINE},
 		KOPT_COMMON_LONG,                         {0, 0, 0, 0}};
 	kgenrun_opts o = {.p = {.scale = 0, .edgefactor = 16, .seed1 = 2, .seed2 = 3, .version = 3},
-			  .format = KFMT_KEDGE, .out = "-", .import_format = KIMPORT_AUTO, .engine = KBFS_ENGINE_AUTO};
+			  .format = KFMT_KEDGE, .out = "-", .import_format = KIMPORT_AUTO, .engine = KDEV_ENGINE_AUTO};
 	int c, threads = 0;
 	while ((c = getopt_long(argc, argv, ":s:e:f:zo:" KOPT_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 		case 'z': o.compress = 1; break;
 		case 'o': o.out = optarg; break;
 		case O_FORCE: o.force = 1; break;
-		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kbfs_engine_names); break;
+		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kdev_engine_names); break;
 		default: kopt_common(c, argv, &threads, usage);
 		}
 	}

@@ -1,13 +1,15 @@
 /* kpart: build, check or dump the 2D partition of a graph (see kpart(1)). */
-#include "kbfs_run.h"
 #include "kcomm.h"
+#include "kdev.h"
 #include "kedge.h"
 #include "kgpu.h"
 #include "kjson.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 #include "kpart.h"
+#include "kpart/kpart_build.h"
 #include "kpart_dev.h"
 
 #include <getopt.h>
@@ -178,7 +180,7 @@ int main(int argc, char **argv)
 		{"dump", required_argument, 0, O_DUMP},   {"dump-layout", required_argument, 0, O_DUMPL},
 		{"wide", no_argument, 0, O_WIDE},         {"round-tuples", required_argument, 0, O_ROUND},
 		{0, 0, 0, 0}};
-	kpart_opts o = {.R = 0, .C = 0, .relabel = KPART_RELABEL_DEGREE, .engine = KBFS_ENGINE_AUTO};
+	kpart_opts o = {.R = 0, .C = 0, .relabel = KPART_RELABEL_DEGREE, .engine = KDEV_ENGINE_AUTO};
 	const char *check = NULL, *dump = NULL;
 	int json = 0, layout = 0, threads = 0, dry = 0, scale = 0, c;
 	uint64_t ef = 0, gpu_bytes = 0;
@@ -199,7 +201,7 @@ int main(int argc, char **argv)
 		case 's': scale = (int)kopt_u64("-s", optarg, 1, 42); break;
 		case 'e': ef = kopt_u64("-e", optarg, 1, 1u << 20); break;
 		case O_GPUMEM: gpu_bytes = parse_size("--gpu-memory", optarg); break;
-		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kbfs_engine_names); break;
+		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kdev_engine_names); break;
 		default: kopt_common(c, argv, &threads, usage);
 		}
 	}

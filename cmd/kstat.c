@@ -3,6 +3,7 @@
 #include "kgraph.h"
 #include "kio.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 #include "kpart.h"
 #include "krun.h"

@@ -5,6 +5,7 @@
 #include "kio.h"
 #include "kjson.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 #include "kpred.h"
 #include "kval.h"
@@ -84,6 +85,13 @@ static void print_tree(kjson_writer *js, const char *file, uint64_t root_in, int
 	fflush(stdout);
 }
 
+/* One predecessor file as rank 0 read it, for every rank (a broadcast). */
+typedef struct tree_msg {
+	uint64_t rc;    /* kval_tree_read's code (later: the check's, when it is not a verdict) */
+	uint64_t check; /* what the file itself said (enum kval_check; KVAL_OK: check it) */
+	uint64_t root;  /* the root, internal id */
+} tree_msg;
+
 static int run(kcomm *w, const opts *o)
 {
 	int rank = kcomm_rank(w);
@@ -107,32 +115,32 @@ static int run(kcomm *w, const opts *o)
 	double total = 0;
 	for (uint64_t f = 0; f < nfiles; f++) {
 		kval_result res;
-		uint64_t hdr[3] = {0, 0, 0}; /* read's code, the file's check, the root */
+		tree_msg t = {0, 0, 0}; /* rank 0 reads the file, every rank checks it */
 		uint64_t root_in = UINT64_MAX;
 		if (rank == 0) {
-			hdr[0] = (uint64_t)kval_tree_read(&g, l.v[f], o->root, pred, &root_in, &hdr[2], &res);
-			hdr[1] = hdr[0] ? 0 : (uint64_t)res.check;
+			t.rc = (uint64_t)kval_tree_read(&g, l.v[f], o->root, pred, &root_in, &t.root, &res);
+			t.check = t.rc ? 0 : (uint64_t)res.check;
 		}
-		kcomm_bcast(w, hdr, sizeof hdr, 0);
-		int checked = !hdr[0] && hdr[1] == KVAL_OK;
+		kcomm_bcast(w, &t, sizeof t, 0);
+		int checked = !t.rc && t.check == KVAL_OK;
 		double secs = 0;
 		if (checked) {
 			kcomm_bcast(w, pred, (size_t)g.N * 8, 0);
 			kcomm_barrier(w);
 			double t0 = ktime();
-			int e = kval_graph_check(w, &g, hdr[2], pred, o->nedge, &res);
+			int e = kval_graph_check(w, &g, t.root, pred, o->nedge, &res);
 			kcomm_barrier(w);
 			secs = ktime() - t0;
 			total += secs;
 			if (e > 1) /* not a verdict: the graph is too large */
-				hdr[0] = (uint64_t)e;
+				t.rc = (uint64_t)e;
 		}
 		if (rank != 0)
 			continue;
-		int code = hdr[0] ? (int)hdr[0] : res.check != KVAL_OK ? KEXIT_DATA : 0;
+		int code = t.rc ? (int)t.rc : res.check != KVAL_OK ? KEXIT_DATA : 0;
 		if (code > worst)
 			worst = code;
-		if (!hdr[0])
+		if (!t.rc)
 			print_tree(js, l.v[f], root_in, checked, &res, &g, secs);
 	}
 	if (rank == 0 && nfiles)

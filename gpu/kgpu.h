@@ -18,9 +18,10 @@
  * in the same order): kgpu_bind, kgpu_plan when the GPU is not bound yet,
  * e->setup of the CUDA engine, and the NCCL transport's setup.
  *
- * Who calls: cmd/kbfs.c (options and kgpu_kbfs_device, through which the
- * kbfs program of libcommon chooses, plans and reports the engine) and the
- * GPU tests.  Nothing in libcommon calls gpu/: gpu/ builds on libcommon.
+ * Who calls: the kbfs program (cmd/kbfs.c: the options; cmd/kbfs/kbfs_gpu.c:
+ * the kbfs_device through which its run chooses, plans and reports the
+ * engine), kgen and kpart (their device tables, below) and the GPU tests.
+ * Nothing in libcommon calls gpu/: gpu/ builds on libcommon.
  */
 #ifndef KGPU_H
 #define KGPU_H
@@ -109,7 +110,8 @@ static inline void kgpu_opts_base(kgpu_opts *o)
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */
 int kgpu_kernel_parse(const char *name);
 const char *kgpu_kernel_name(int kernel);
-/* "lb, merrill, vertex, vbfs" (for usage and error messages). */
+/* "lb, merrill, vertex, vbfs, edge": every name, for usage and error
+ * messages (kgpu_names.c, one table for both builds). */
 const char *kgpu_kernel_names(void);
 /* "tile" -> KGPU_BU_TILE, "word" -> KGPU_BU_WORD; -1 when unknown. */
 static const char *const kgpu_bu_kernel_names[KGPU_BU_COUNT] = {"tile", "word"};
@@ -206,14 +208,8 @@ void kgpu_plan_print(FILE *fp, const kgpu_plan_t *plan);
  * free and what to do, and returns KEXIT_RESOURCE. */
 int kgpu_plan_check(const kgpu_plan_t *plan, uint64_t needed_on_gpu);
 
-/* The CUDA engine as a device of the kbfs program (kbfs_run.h; built with
- * or without CUDA, kgpu_kbfs.c): fills *d with o kept by pointer.  One
- * kbfs_main at a time per process. */
-struct kbfs_device;
-void kgpu_kbfs_device(struct kbfs_device *d, const kgpu_opts *o);
-
 /* ---- kgen on the device (gpu/kgpu_gen.cu; kgen --engine cuda) ----
- * Fill *d with the CUDA generator as the kgen_device of kgenrun.h
+ * Fill *d with the CUDA generator as the kgen_device of kgen_dev.h
  * (cmd/kgen.c passes it to kgenrun_generate): the Graph500 edges of
  * kgen_edge.h made on this rank's GPU (bound as kbfs binds it, kgpu_bind)
  * in two slots of device and pinned host memory, planned against the free

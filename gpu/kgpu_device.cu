@@ -36,8 +36,6 @@ extern "C" int kgpu_device_count(void)
 extern "C" int kgpu_built(void) { return 1; }
 extern "C" int kgpu_nccl_built(void) { return KBUILD_NCCL; }
 
-static const char *const kernel_names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs", "edge"};
-
 extern "C" void kgpu_opts_default(kgpu_opts *o)
 {
 	kgpu_opts_base(o);
@@ -54,21 +52,6 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	if (v && strcmp(v, "1") == 0)
 		o->off64 = 1;
 }
-
-extern "C" int kgpu_kernel_parse(const char *name)
-{
-	for (int k = 0; k < KGPU_K_COUNT; k++)
-		if (name && strcmp(name, kernel_names[k]) == 0)
-			return k;
-	return -1;
-}
-
-extern "C" const char *kgpu_kernel_name(int kernel)
-{
-	return kernel >= 0 && kernel < KGPU_K_COUNT ? kernel_names[kernel] : "?";
-}
-
-extern "C" const char *kgpu_kernel_names(void) { return "lb, merrill, vertex, vbfs, edge"; }
 
 [[noreturn]] void kgpu_fail(const char *what, const char *file, int line, const char *why)
 {

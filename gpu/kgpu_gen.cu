@@ -1,7 +1,7 @@
 // kgpu_gen: the Kronecker generator on the device (kgen --engine cuda),
-// as the kgen_device of kgenrun.h.
+// as the kgen_device of kgen_dev.h.
 //
-// The arithmetic is libcommon/kgen_edge.h, the CPU generator's own: the
+// The arithmetic is libcommon/graph/kgen_edge.h, the CPU generator's own: the
 // kernel is one call of kgen_edge_thread() per thread (a run of RUN
 // consecutive edges: one skip to the run's first edge, then one
 // matrix-vector step per edge, as the CPU's blocks do), so the edges are
@@ -19,7 +19,7 @@
 #include "kgpu_internal.cuh"
 
 extern "C" {
-#include "kgenrun.h"
+#include "kgen_dev.h"
 }
 #include "kgen_edge.h"
 
@@ -60,10 +60,8 @@ static void release(kgpu_gen *q)
 		for (int e = 0; e < 4; e++)
 			if (*ev[e])
 				CUDA_CHECK(cudaEventDestroy(*ev[e]));
-		if (q->dbuf[s])
-			CUDA_CHECK(cudaFree(q->dbuf[s]));
-		if (q->hbuf[s])
-			CUDA_CHECK(cudaFreeHost(q->hbuf[s]));
+		kgpu_free(q->dbuf[s]);
+		kgpu_free_host(q->hbuf[s]);
 	}
 	if (q->gen)
 		CUDA_CHECK(cudaStreamDestroy(q->gen));
@@ -83,11 +81,11 @@ static int open_rank(kgpu_gen **out, const kgen_ctx *g, u64 chunk)
 {
 	*out = NULL;
 	const u64 each = chunk * 16; // one slot's edges
-	static_assert(sizeof(kgpu_gen_tab64) == 64 * sizeof(kgen_mat5), "kgenrun_device_bytes counts the table");
+	static_assert(sizeof(kgpu_gen_tab64) == 64 * sizeof(kgen_mat5), "kgen_device_bytes counts the table");
 	const u64 sharers = (u64)kgpu_gpu_sharers();
 	u64 fr, tot;
 	kgpu_mem_info(&fr, &tot);
-	const u64 need = kgenrun_device_bytes(chunk) * sharers;
+	const u64 need = kgen_device_bytes(chunk) * sharers;
 	char a[32], b[32], c[32];
 	if (need > fr) {
 		kerror("cuda: GPU %d on %s has %s free but kgen needs %s (%llu rank%s): the two edge buffers of "
@@ -125,25 +123,19 @@ static int open_rank(kgpu_gen **out, const kgen_ctx *g, u64 chunk)
 	return 0;
 }
 
-static int dev_count(void) { return kgpu_device_count(); }
+static int dev_open(kdev *d, kcomm *world) { return kcomm_agree(world, kgpu_bind(NULL)); }
 
-static int dev_open(kgen_device *d, kcomm *world, const kgen_ctx *g, uint64_t chunk)
+static int dev_alloc(kgen_device *d, kcomm *world, const kgen_ctx *g, uint64_t chunk)
 {
 	kgpu_gen *q = NULL;
-	int rc = kcomm_agree(world, kgpu_bind(NULL));
-	if (!rc)
-		rc = kcomm_agree(world, open_rank(&q, g, chunk));
-	if (rc) {
-		release(q); // another rank failed
-		return rc;
-	}
-	d->impl = q;
-	return 0;
+	int rc = open_rank(&q, g, chunk);
+	d->base.impl = q;
+	return rc;
 }
 
 static void dev_start(kgen_device *d, int slot, uint64_t first, uint64_t n)
 {
-	kgpu_gen *q = (kgpu_gen *)d->impl;
+	kgpu_gen *q = (kgpu_gen *)d->base.impl;
 	if (slot < 0 || slot > 1 || q->pending[slot] || n == 0 || n > q->chunk)
 		KBUG("kgpu_gen: start of slot %d with %llu edges (pending %d, chunk %llu)", slot, (ull)n,
 		     slot >= 0 && slot <= 1 ? q->pending[slot] : -1, (ull)q->chunk);
@@ -163,7 +155,7 @@ static void dev_start(kgen_device *d, int slot, uint64_t first, uint64_t n)
 
 static const uint64_t *dev_wait(kgen_device *d, int slot)
 {
-	kgpu_gen *q = (kgpu_gen *)d->impl;
+	kgpu_gen *q = (kgpu_gen *)d->base.impl;
 	if (slot < 0 || slot > 1 || !q->pending[slot])
 		KBUG("kgpu_gen: wait for slot %d, which was not started", slot);
 	CUDA_CHECK(cudaEventSynchronize(q->ce[slot]));
@@ -178,12 +170,12 @@ static const uint64_t *dev_wait(kgen_device *d, int slot)
 
 static void dev_times(kgen_device *d, double *gen_s, double *copy_s)
 {
-	const kgpu_gen *q = (const kgpu_gen *)d->impl;
+	const kgpu_gen *q = (const kgpu_gen *)d->base.impl;
 	*gen_s = q ? q->gen_s : 0;
 	*copy_s = q ? q->copy_s : 0;
 }
 
-static void dev_close(kgen_device *d)
+static void dev_close(kdev *d)
 {
 	release((kgpu_gen *)d->impl);
 	d->impl = NULL;
@@ -192,12 +184,9 @@ static void dev_close(kgen_device *d)
 extern "C" void kgpu_kgen_device(kgen_device *d)
 {
 	memset(d, 0, sizeof *d);
-	d->name = "cuda";
-	d->built = 1;
-	d->count = dev_count;
-	d->open = dev_open;
+	d->base = kdev_make("cuda", 1, kgpu_device_count, dev_open, dev_close);
+	d->alloc = dev_alloc;
 	d->start = dev_start;
 	d->wait = dev_wait;
 	d->times = dev_times;
-	d->close = dev_close;
 }

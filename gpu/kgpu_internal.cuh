@@ -23,6 +23,7 @@
 extern "C" {
 #include "kcomm.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kpart.h"
 }
 
@@ -41,6 +42,20 @@ static inline void kgpu_cuda_check(cudaError_t rc, const char *what, const char 
 #define CUDA_CHECK(call) kgpu_cuda_check((call), #call, __FILE__, __LINE__)
 // after a kernel launch: launch errors now, execution errors at the next sync
 #define KGPU_LAUNCHED(name) kgpu_cuda_check(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+// Device memory (kgpu_free) or pinned host memory (kgpu_free_host) given
+// back, checked, when p holds some; p is NULL after.
+template <class T> static inline void kgpu_free(T *&p)
+{
+	if (p)
+		CUDA_CHECK(cudaFree(p));
+	p = NULL;
+}
+template <class T> static inline void kgpu_free_host(T *&p)
+{
+	if (p)
+		CUDA_CHECK(cudaFreeHost(p));
+	p = NULL;
+}
 
 // The bound device (kgpu_device.cu); -1 before kgpu_bind.
 int kgpu_current_gpu(void);

@@ -1,9 +1,10 @@
-/* kgpu_none: the GPU entry points in a build without CUDA (same symbols as the .cu files). */
+/* kgpu_none: the GPU entry points in a build without CUDA (same symbols as
+ * the .cu files; the kernel names are kgpu_names.c's in both builds). */
 #include "kgpu.h"
 
 #include <string.h>
 
-#include "kgenrun.h"
+#include "kgen_dev.h"
 #include "kpart_dev.h"
 #include "klog.h"
 
@@ -21,23 +22,6 @@ void kgpu_opts_default(kgpu_opts *o)
 {
 	kgpu_opts_base(o);
 }
-
-int kgpu_kernel_parse(const char *name)
-{
-	static const char *const names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs"};
-	for (int k = 0; k < KGPU_K_COUNT; k++)
-		if (name && strcmp(name, names[k]) == 0)
-			return k;
-	return -1;
-}
-
-const char *kgpu_kernel_name(int kernel)
-{
-	static const char *const names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs"};
-	return kernel >= 0 && kernel < KGPU_K_COUNT ? names[kernel] : "?";
-}
-
-const char *kgpu_kernel_names(void) { return "lb, merrill, vertex, vbfs"; }
 
 int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 {
@@ -96,13 +80,11 @@ int kgpu_plan_check(const kgpu_plan_t *plan, uint64_t needed_on_gpu)
 void kgpu_kgen_device(kgen_device *d)
 {
 	memset(d, 0, sizeof *d);
-	d->name = "cuda";
-	d->count = kgpu_device_count;
+	d->base = kdev_make("cuda", 0, kgpu_device_count, NULL, NULL);
 }
 
 void kgpu_kpart_device(kpart_device *d)
 {
 	memset(d, 0, sizeof *d);
-	d->name = "cuda";
-	d->count = kgpu_device_count;
+	d->base = kdev_make("cuda", 0, kgpu_device_count, NULL, NULL);
 }

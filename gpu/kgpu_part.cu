@@ -1,6 +1,6 @@
 // kgpu_part: kpart's primitives on the device (kpart --engine cuda), as
-// the kpart_device of libcommon/kpart_dev.h, whose comments give each
-// call's contract; libcommon/kpart_devbuild.c builds the blocks with them
+// the kpart_device of libcommon/graph/kpart_dev.h, whose comments give each
+// call's contract; libcommon/graph/kpart_devbuild.c builds the blocks with them
 // and tests/unit/test_kpartdev.c checks that logic with host loops in
 // their place.
 //
@@ -32,7 +32,7 @@ struct kgpu_part {
 	char where[128];
 };
 
-static kgpu_part *Q(kpart_device *d) { return (kgpu_part *)d->impl; }
+static kgpu_part *Q(kpart_device *d) { return (kgpu_part *)d->base.impl; }
 
 static unsigned blocks_for(u64 n)
 {
@@ -111,26 +111,22 @@ __global__ void k_low(const u64 *keys, u64 n, u64 mask, void *out, int w)
 
 // ---- the table -----------------------------------------------------------------
 
-static int dev_count(void) { return kgpu_device_count(); }
-
-static void dev_close(kpart_device *d)
+static void dev_close(kdev *d)
 {
-	kgpu_part *q = Q(d);
+	kgpu_part *q = (kgpu_part *)d->impl;
 	if (!q)
 		return;
 	if (q->st)
 		CUDA_CHECK(cudaStreamSynchronize(q->st));
-	if (q->nsel)
-		CUDA_CHECK(cudaFree(q->nsel));
-	if (q->hsel)
-		CUDA_CHECK(cudaFreeHost(q->hsel));
+	kgpu_free(q->nsel);
+	kgpu_free_host(q->hsel);
 	if (q->st)
 		CUDA_CHECK(cudaStreamDestroy(q->st));
 	free(q);
 	d->impl = NULL;
 }
 
-static int dev_open(kpart_device *d, kcomm *world)
+static int dev_open(kdev *d, kcomm *world)
 {
 	int rc = kcomm_agree(world, kgpu_bind(NULL));
 	if (rc)
@@ -314,11 +310,7 @@ static void dev_times(kpart_device *d, double *compute_s, double *copy_s)
 extern "C" void kgpu_kpart_device(kpart_device *d)
 {
 	memset(d, 0, sizeof *d);
-	d->name = "cuda";
-	d->built = 1;
-	d->count = dev_count;
-	d->open = dev_open;
-	d->close = dev_close;
+	d->base = kdev_make("cuda", 1, kgpu_device_count, dev_open, dev_close);
 	d->avail = dev_avail;
 	d->where = dev_where;
 	d->alloc = dev_alloc;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Small conventions: bash completion installed and true to each program's
-# options; a build without MPI started by mpirun says so; --version names
-# the commit (from git, or "unknown" in a copy without .git, like a tarball).
+# options; a build without MPI started by mpirun says so; a build without
+# CUDA knows every --kernel name; --version names the commit (from git, or
+# "unknown" in a copy without .git, like a tarball).
 . "$(dirname "$0")/lib.sh"
 PROGS="kgen kpart kbfs kvalidate kstat"
 
@@ -52,12 +53,21 @@ else
 	skip "not a git checkout: the commit is checked on the copy below"
 fi
 
-# ---- a build without MPI under mpirun ----
+# ---- a build without MPI under mpirun; a build without CUDA ----
 mkdir "$T/src"
 cp -R "$TOP/Makefile" "$TOP/cmd" "$TOP/libcommon" "$TOP/gpu" "$T/src/"
 if make -s -C "$T/src" -j2 MPI=0 CUDA=0 bin/kbfs >/dev/null 2>"$T/err"; then
 	ok "a copy without .git builds with MPI=0" test -x "$T/src/bin/kbfs"
 	is "$("$T/src/bin/kbfs" --version | sed -n 's/^commit: //p')" "unknown" "... and its --version says commit unknown"
+	# the CUDA options' names come from the table the CUDA build has
+	# (gpu/kgpu_names.c): --kernel edge, the last, once crashed here
+	kgen -s 8 -o "$T/g1.kg" && kpart -q -R 1 -C 1 -o "$T/p1" "$T/g1.kg"
+	"$T/src/bin/kbfs" -q --engine cpu --kernel edge -n 2 --json "$T/edge.json" "$T/p1" >/dev/null 2>"$T/err"
+	is "$? $(sed -n 's/^    "kernel": "\(.*\)",$/\1/p' "$T/edge.json")" "0 edge" \
+		"a build without CUDA takes --kernel edge and records it (kbfs --engine cpu)"
+	"$T/src/bin/kbfs" --kernel nope "$T/p1" >/dev/null 2>"$T/err"
+	is "$? $(grep -c "'nope' is not one of lb, merrill, vertex, vbfs, edge" "$T/err")" "2 1" \
+		"... and names all five kernels when refusing one"
 	if have_mpi; then
 		kgen -s 8 -o "$T/g.kg" && kpart -q -R 2 -C 2 -o "$T/p" "$T/g.kg"
 		MPIRUN 4 "$T/src/bin/kbfs" "$T/p" >"$T/out" 2>"$T/err"

@@ -4,12 +4,13 @@
  * rank file present.  Each input runs twice: as it is, and with its
  * checksum line made right. */
 #include "fuzz.h"
+#include "kfs.h"
 #include "kpart.h"
 
 static void one(const uint8_t *data, size_t n)
 {
 	const char *dir = fuzz_dir();
-	char *path = kio_join(dir, "manifest");
+	char *path = kfs_join(dir, "manifest");
 	fuzz_write(path, data, n);
 	free(path);
 	kpart_manifest m;

@@ -5,6 +5,7 @@
  * kpart --check and --dump and kstat's report then read it.  Each input
  * runs twice: as it is, and with its header and trailer CRCs made right. */
 #include "fuzz.h"
+#include "kfs.h"
 #include "kpart.h"
 
 static void one(const uint8_t *d, size_t n)
@@ -26,7 +27,7 @@ static void one(const uint8_t *d, size_t n)
 	int rank = (int)(i * C + j);
 	char name[32], *path, text[4096];
 	kpart_rank_file(name, sizeof name, rank);
-	path = kio_join(dir, name);
+	path = kfs_join(dir, name);
 	fuzz_write(path, d, n);
 	free(path);
 	int at = snprintf(text, sizeof text,
@@ -42,7 +43,7 @@ static void one(const uint8_t *d, size_t n)
 			       "rank.%05u.nnz = %llu\n",
 			       r, r, r, n, r, (unsigned)kio_crc32(0, d, n), r, (unsigned long long)nnz);
 	at += snprintf(text + at, sizeof text - (size_t)at, "checksum = %08x\n", (unsigned)kio_crc32(0, text, (size_t)at));
-	path = kio_join(dir, "manifest");
+	path = kfs_join(dir, "manifest");
 	fuzz_write(path, (const uint8_t *)text, (size_t)at);
 	free(path);
 	kpart_block b;

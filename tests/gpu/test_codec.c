@@ -18,6 +18,7 @@
 #include "kengine.h"
 #include "kgpu.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <stdarg.h>
 #include <stdio.h>

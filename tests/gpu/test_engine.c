@@ -28,6 +28,7 @@
 #include "kengine.h"
 #include "kgpu.h"
 #include "klog.h"
+#include "kmem.h"
 #include "kopt.h"
 #include "kpart.h"
 #include "kval.h"

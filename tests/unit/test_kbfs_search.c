@@ -9,9 +9,10 @@
 #include "kcomm.h"
 #include "kedge.h"
 #include "kgen.h"
-#include "kio.h"
+#include "kfs.h"
 #include "klog.h"
 #include "kpart.h"
+#include "kpart/kpart_build.h"
 #include "tap.h"
 
 #include <stdint.h>
@@ -158,7 +159,7 @@ int main(int argc, char **argv)
 		printf("Bail out! mkdtemp\n");
 		return 1;
 	}
-	char *graph = kio_join(dir, "g.kg"), *part = kio_join(dir, "g.1x1");
+	char *graph = kfs_join(dir, "g.kg"), *part = kfs_join(dir, "g.1x1");
 	ok(!write_graph(graph), "scale-%d graph written as an edge file", SCALE);
 	build_adjacency();
 	kpart_opts po = {.input = graph, .outdir = part, .R = 1, .C = 1, .relabel = KPART_RELABEL_NONE};
@@ -205,7 +206,7 @@ int main(int argc, char **argv)
 	t.teardown(&t);
 	e.teardown(&e);
 	kpart_block_free(&b);
-	kio_rmtree(dir);
+	kfs_rmtree(dir);
 	free(graph);
 	free(part);
 	free(adj);

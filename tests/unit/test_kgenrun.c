@@ -1,5 +1,5 @@
 /*
- * test_kgenrun: kgen's generation loop with a device (kgenrun.h's
+ * test_kgenrun: kgen's generation loop with a device (kgen_dev.h's
  * kgen_device), without a GPU.  The mock device runs the GPU kernel's one
  * call, kgen_edge_thread(), for every thread of each launch on the host,
  * eagerly in start(): its host buffer changes at once, as if the copy had
@@ -13,11 +13,11 @@
  * to open on one rank.
  * Run alone by make test, and on 3 ranks by t0100 (mpirun) when MPI is there.
  */
-#include "kbfs_run.h"
 #include "kcomm.h"
+#include "kdev.h"
 #include "kfmt.h"
 #include "kgen_edge.h"
-#include "kgenrun.h"
+#include "kgen/kgenrun.h"
 #include "klog.h"
 #include "tap.h"
 
@@ -39,23 +39,28 @@ typedef struct mock {
 static int visible = 1;
 static int m_count(void) { return visible; }
 
-static int m_open(kgen_device *d, kcomm *world, const kgen_ctx *g, uint64_t chunk)
+static int m_open(kdev *d, kcomm *world)
 {
 	mock *m = d->impl;
 	int rc = kcomm_agree(world, kcomm_rank(world) == m->open_fails_on ? KEXIT_RESOURCE : 0);
-	if (rc)
-		return rc;
+	if (!rc)
+		m->opened++;
+	return rc;
+}
+
+static int m_alloc(kgen_device *d, kcomm *world, const kgen_ctx *g, uint64_t chunk)
+{
+	mock *m = d->base.impl;
 	m->job = kgen_job_of(g);
 	m->chunk = chunk;
 	for (int s = 0; s < 2; s++)
 		m->host[s] = malloc(16 * chunk);
-	m->opened++;
 	return 0;
 }
 
 static void m_start(kgen_device *d, int slot, uint64_t first, uint64_t n)
 {
-	mock *m = d->impl;
+	mock *m = d->base.impl;
 	if (slot < 0 || slot > 1 || m->pending[slot] || n == 0 || n > m->chunk) {
 		m->bad++;
 		return;
@@ -70,7 +75,7 @@ static void m_start(kgen_device *d, int slot, uint64_t first, uint64_t n)
 
 static const uint64_t *m_wait(kgen_device *d, int slot)
 {
-	mock *m = d->impl;
+	mock *m = d->base.impl;
 	if (slot < 0 || slot > 1 || !m->pending[slot]) {
 		m->bad++;
 		return m->host[0];
@@ -82,7 +87,7 @@ static const uint64_t *m_wait(kgen_device *d, int slot)
 
 static void m_times(kgen_device *d, double *gen_s, double *copy_s) { *gen_s = *copy_s = 0; }
 
-static void m_close(kgen_device *d)
+static void m_close(kdev *d)
 {
 	mock *m = d->impl;
 	for (int s = 0; s < 2; s++) {
@@ -99,8 +104,9 @@ static void mock_device(kgen_device *d, mock *m, int built)
 {
 	memset(m, 0, sizeof *m);
 	m->open_fails_on = -1;
-	*d = (kgen_device){.name = "mock", .built = built, .impl = m, .count = m_count, .open = m_open,
-			   .start = m_start, .wait = m_wait, .times = m_times, .close = m_close};
+	*d = (kgen_device){.base = {.name = "mock", .built = built, .impl = m, .count = m_count, .open = m_open,
+				    .close = m_close},
+			   .alloc = m_alloc, .start = m_start, .wait = m_wait, .times = m_times};
 }
 
 static int run(int engine, kgen_device *d, int scale, uint64_t ef, int version, int format, const char *out)
@@ -152,9 +158,9 @@ static void check_same(int scale, uint64_t ef, int version, int format, uint64_t
 	kgen_device d;
 	mock m;
 	mock_device(&d, &m, 1);
-	int rc1 = run(KBFS_ENGINE_CPU, &d, scale, ef, version, format, a);
+	int rc1 = run(KDEV_ENGINE_CPU, &d, scale, ef, version, format, a);
 	uint64_t cpu_starts = total(m.starts);
-	int rc2 = run(KBFS_ENGINE_CUDA, &d, scale, ef, version, format, b);
+	int rc2 = run(KDEV_ENGINE_CUDA, &d, scale, ef, version, format, b);
 	uint64_t M = ef << scale, c = chunk ? chunk : 1 << 24, nchunks = (M + c - 1) / c;
 	uint64_t starts = total(m.starts), waits = total(m.waits), edges = total(m.edges);
 	uint64_t bad = total(m.bad + (uint64_t)m.pending[0] + (uint64_t)m.pending[1]);
@@ -184,33 +190,33 @@ static void check_choice(void)
 	kgen_device d;
 	mock m;
 	mock_device(&d, &m, 1);
-	int rc = run(KBFS_ENGINE_CPU, &d, 10, 16, 3, KFMT_KEDGE, a);
+	int rc = run(KDEV_ENGINE_CPU, &d, 10, 16, 3, KFMT_KEDGE, a);
 
 	visible = 1;
-	rc |= run(KBFS_ENGINE_AUTO, &d, 10, 16, 3, KFMT_KEDGE, b);
+	rc |= run(KDEV_ENGINE_AUTO, &d, 10, 16, 3, KFMT_KEDGE, b);
 	ok(rc == 0 && total(m.starts) > 0 && same_files(a, b), "auto with a device on every rank uses it");
 
 	visible = kcomm_size(world) > 1 && rank == 0; /* with one rank: none at all */
 	mock_device(&d, &m, 1);
 	unlink(b);
-	int rc2 = run(KBFS_ENGINE_AUTO, &d, 10, 16, 3, KFMT_KEDGE, b);
+	int rc2 = run(KDEV_ENGINE_AUTO, &d, 10, 16, 3, KFMT_KEDGE, b);
 	ok(rc2 == 0 && total(m.starts) == 0 && same_files(a, b),
 	   "auto when a rank sees no device runs on the CPU, same file");
 	unlink(b);
-	rc2 = run(KBFS_ENGINE_CUDA, &d, 10, 16, 3, KFMT_KEDGE, b);
+	rc2 = run(KDEV_ENGINE_CUDA, &d, 10, 16, 3, KFMT_KEDGE, b);
 	ok(rc2 == KEXIT_RESOURCE && total(m.opened) == 0 && !exists(b),
 	   "--engine cuda when a rank sees no device: exit 4, nothing opened, no file");
 
 	visible = 1;
 	mock_device(&d, &m, 0);
-	rc2 = run(KBFS_ENGINE_CUDA, &d, 10, 16, 3, KFMT_KEDGE, b);
+	rc2 = run(KDEV_ENGINE_CUDA, &d, 10, 16, 3, KFMT_KEDGE, b);
 	ok(rc2 == KEXIT_RESOURCE && total(m.opened) == 0 && !exists(b), "--engine cuda in a build without it: exit 4");
-	rc2 = run(KBFS_ENGINE_CUDA, NULL, 10, 16, 3, KFMT_KEDGE, b);
+	rc2 = run(KDEV_ENGINE_CUDA, NULL, 10, 16, 3, KFMT_KEDGE, b);
 	ok(rc2 == KEXIT_RESOURCE && !exists(b), "--engine cuda with no device handed in: exit 4");
 
 	mock_device(&d, &m, 1);
 	m.open_fails_on = kcomm_size(world) - 1;
-	rc2 = run(KBFS_ENGINE_CUDA, &d, 10, 16, 3, KFMT_KEDGE, b);
+	rc2 = run(KDEV_ENGINE_CUDA, &d, 10, 16, 3, KFMT_KEDGE, b);
 	ok(rc2 == KEXIT_RESOURCE && total(m.starts) == 0 && !exists(b),
 	   "the device failing to open on the last rank: exit 4 on every rank, no file");
 	fflush(stderr);

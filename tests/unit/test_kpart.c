@@ -9,9 +9,10 @@
  */
 #include "kcomm.h"
 #include "kedge.h"
-#include "kio.h"
+#include "kfs.h"
 #include "klog.h"
 #include "kpart.h"
+#include "kpart/kpart_build.h"
 #include "tap.h"
 
 #include <fcntl.h>
@@ -454,6 +455,6 @@ int main(int argc, char **argv)
 	test_math();
 	test_builds();
 	test_inputs();
-	kio_rmtree(tmp);
+	kfs_rmtree(tmp);
 	return tap_done();
 }

@@ -18,13 +18,14 @@
  * in a build without it: exit 4).  Under mpirun (t0302) the grids are the
  * ranks' own.
  */
-#include "kbfs_run.h"
 #include "kcomm.h"
+#include "kdev.h"
 #include "kfmt.h"
-#include "kgenrun.h"
+#include "kgen/kgenrun.h"
 #include "kimport.h"
 #include "klog.h"
 #include "kpart.h"
+#include "kpart/kpart_build.h"
 #include "kpart_dev.h"
 #include "tap.h"
 
@@ -48,7 +49,7 @@ typedef struct mock {
 static int visible = 1;
 static int m_count(void) { return visible; }
 
-static int m_open(kpart_device *d, kcomm *world)
+static int m_open(kdev *d, kcomm *world)
 {
 	mock *m = d->impl;
 	int rc = kcomm_agree(world, m->open_fails ? KEXIT_RESOURCE : 0);
@@ -57,7 +58,7 @@ static int m_open(kpart_device *d, kcomm *world)
 	return rc;
 }
 
-static void m_close(kpart_device *d)
+static void m_close(kdev *d)
 {
 	mock *m = d->impl;
 	for (int k = 0; k < MAXA; k++)
@@ -71,7 +72,7 @@ static void m_close(kpart_device *d)
 
 static uint64_t m_avail(kpart_device *d)
 {
-	mock *m = d->impl;
+	mock *m = d->base.impl;
 	return m->limit > m->used ? m->limit - m->used : 0;
 }
 
@@ -79,7 +80,7 @@ static const char *m_where(kpart_device *d) { return "mock device"; }
 
 static void *m_alloc(kpart_device *d, size_t n)
 {
-	mock *m = d->impl;
+	mock *m = d->base.impl;
 	if (n == 0 || m->used + n > m->limit)
 		return NULL;
 	for (int k = 0; k < MAXA; k++)
@@ -97,7 +98,7 @@ static void *m_alloc(kpart_device *d, size_t n)
 
 static void m_release(kpart_device *d, void *p)
 {
-	mock *m = d->impl;
+	mock *m = d->base.impl;
 	for (int k = 0; k < MAXA; k++)
 		if (m->a[k].p == p) {
 			m->used -= m->a[k].n;
@@ -121,7 +122,7 @@ static int in(mock *m, const void *p, uint64_t n)
 	return 0;
 }
 
-#define M ((mock *)d->impl)
+#define M ((mock *)d->base.impl)
 
 static void m_put(kpart_device *d, void *dst, const void *host, size_t n)
 {
@@ -261,8 +262,9 @@ static void mock_device(kpart_device *d, mock *m, int built, uint64_t limit)
 {
 	memset(m, 0, sizeof *m);
 	m->limit = limit;
-	*d = (kpart_device){.name = "mock", .built = built, .impl = m, .count = m_count, .open = m_open,
-			    .close = m_close, .avail = m_avail, .where = m_where, .alloc = m_alloc,
+	*d = (kpart_device){.base = {.name = "mock", .built = built, .impl = m, .count = m_count, .open = m_open,
+				     .close = m_close},
+			    .avail = m_avail, .where = m_where, .alloc = m_alloc,
 			    .release = m_release, .put = m_put, .get = m_get, .clear = m_clear,
 			    .scratch_bytes = m_scratch, .sort = m_sort, .unique = m_unique, .scan = m_scan,
 			    .count_sorted = m_count_sorted, .expand = m_expand, .remap = m_remap, .swap = m_swap,
@@ -338,9 +340,9 @@ static void check(const char *name, const char *in, int R, int C, int relabel, i
 	kpart_device d;
 	mock m;
 	mock_device(&d, &m, 1, limit);
-	int rc1 = build(in, a, R, C, relabel, wide, KBFS_ENGINE_CPU, &d);
+	int rc1 = build(in, a, R, C, relabel, wide, KDEV_ENGINE_CPU, &d);
 	uint64_t cpu_calls = total(m.calls);
-	int rc2 = build(in, b, R, C, relabel, wide, KBFS_ENGINE_CUDA, &d);
+	int rc2 = build(in, b, R, C, relabel, wide, KDEV_ENGINE_CUDA, &d);
 	uint64_t np = pieces, calls = total(m.calls), bad = total(m.bad), swaps = total(m.swaps), opened = total(m.opened);
 	int same = rc1 == 0 && rc2 == 0 && same_part(a, b, R * C);
 	/* want_finish: 1 every part's CSR on the device (one piece each);
@@ -384,42 +386,42 @@ static void check_refusals(const char *in, int R, int C)
 	kpart_device d;
 	mock m;
 	mock_device(&d, &m, 1, 4096);
-	int rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_CUDA, &d);
+	int rc = build(in, b, R, C, 1, 0, KDEV_ENGINE_CUDA, &d);
 	ok(rc == KEXIT_RESOURCE && !exists(b) && total(m.bad) == 0 && total(m.used) == 0,
 	   "%dx%d: a device of 4 KB (not one bucket) is refused: exit 4, nothing on disk, nothing left allocated", R,
 	   C);
 	char a[128];
 	snprintf(a, sizeof a, "%s/ref", dir);
 	mock_device(&d, &m, 1, BIG);
-	int rc0 = build(in, a, R, C, 1, 0, KBFS_ENGINE_CPU, &d);
-	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_AUTO, &d);
+	int rc0 = build(in, a, R, C, 1, 0, KDEV_ENGINE_CPU, &d);
+	rc = build(in, b, R, C, 1, 0, KDEV_ENGINE_AUTO, &d);
 	ok(rc0 == 0 && rc == 0 && total(m.calls) > 0 && total(m.opened) == (uint64_t)P && onhost == 0 &&
 	       same_part(a, b, R * C),
 	   "%dx%d: auto with a device on every rank builds there, the CPU's files", R, C);
 	mock_device(&d, &m, 1, 4096);
-	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_AUTO, &d);
+	rc = build(in, b, R, C, 1, 0, KDEV_ENGINE_AUTO, &d);
 	ok(rc == 0 && onhost == (uint64_t)(R * C) && total(m.bad) == 0 && total(m.used) == 0 && same_part(a, b, R * C),
 	   "%dx%d: auto with a device of 4 KB builds every block on the host: exit 0, the CPU's files", R, C);
 	visible = P > 1 && rank == 0;
 	mock_device(&d, &m, 1, BIG);
-	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_AUTO, &d);
+	rc = build(in, b, R, C, 1, 0, KDEV_ENGINE_AUTO, &d);
 	ok(rc == 0 && total(m.opened) == 0 && same_part(a, b, R * C),
 	   "%dx%d: auto when a rank sees no device: the CPU, nothing opened", R, C);
 	visible = 1;
 	visible = P > 1 && rank == 0; /* with one rank: none at all */
 	mock_device(&d, &m, 1, BIG);
-	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_CUDA, &d);
+	rc = build(in, b, R, C, 1, 0, KDEV_ENGINE_CUDA, &d);
 	ok(rc == KEXIT_RESOURCE && total(m.opened) == 0, "--engine cuda when a rank sees no device: exit 4");
 	visible = 1;
 	mock_device(&d, &m, 0, BIG);
-	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_CUDA, &d);
+	rc = build(in, b, R, C, 1, 0, KDEV_ENGINE_CUDA, &d);
 	ok(rc == KEXIT_RESOURCE && total(m.opened) == 0, "--engine cuda in a build without it: exit 4");
-	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_CUDA, NULL);
+	rc = build(in, b, R, C, 1, 0, KDEV_ENGINE_CUDA, NULL);
 	ok(rc == KEXIT_RESOURCE, "--engine cuda with no device handed in: exit 4");
 	mock_device(&d, &m, 1, BIG);
 	m.open_fails = rank == P - 1;
 	snprintf(b, sizeof b, "%s/y", dir);
-	rc = build(in, b, R, C, 1, 0, KBFS_ENGINE_CUDA, &d);
+	rc = build(in, b, R, C, 1, 0, KDEV_ENGINE_CUDA, &d);
 	ok(rc == KEXIT_RESOURCE && total(m.calls) == 0 && !exists(b),
 	   "the device failing to open on the last rank: exit 4 everywhere, nothing on disk");
 	loud(err);
@@ -512,8 +514,8 @@ int main(int argc, char **argv)
 			kpart_device d;
 			mock m;
 			mock_device(&d, &m, 1, BIG);
-			int rc1 = build(g10, a, 2, 2, 1, 0, KBFS_ENGINE_CPU, &d);
-			int rc2 = build("-", b, 2, 2, 1, 0, KBFS_ENGINE_CUDA, &d);
+			int rc1 = build(g10, a, 2, 2, 1, 0, KDEV_ENGINE_CPU, &d);
+			int rc2 = build("-", b, 2, 2, 1, 0, KDEV_ENGINE_CUDA, &d);
 			ok(rc1 == 0 && rc2 == 0 && m.bad == 0 && m.swaps == 4 && same_files(a, b, 4, 0),
 			   "standard input, 2x2, on the device: the same rank files as the CPU's from the file");
 		}

@@ -3,7 +3,8 @@
  * async-signal-safe, and a handler that calls it can deadlock when the
  * signal lands inside malloc.  malloc and its kin are replaced here by
  * wrappers that abort once "forbidden" is set, just before the signal. */
-#include "kio.h"
+#include "kfs.h"
+#include "ktemp.h"
 #include "klog.h"
 #include "tap.h"
 
@@ -94,8 +95,8 @@ int main(void)
 	pid_t pid = fork();
 	if (pid == 0) {
 		klog_init("test_ksignal");
-		kio_cleanup_add(dir);
-		kio_cleanup_add(file);
+		ktemp_register(dir);
+		ktemp_register(file);
 		forbidden = 1;
 		raise(SIGTERM);
 		_exit(0); /* not reached: the handler re-raises SIGTERM */
@@ -108,7 +109,7 @@ int main(void)
 	ok(stat(dir, &sb) != 0, "the temporary directory tree is gone");
 	ok(stat(file, &sb) != 0, "the temporary file is gone");
 	if (stat(dir, &sb) == 0)
-		kio_rmtree(dir);
+		kfs_rmtree(dir);
 	unlink(file);
 	return tap_done();
 #endif

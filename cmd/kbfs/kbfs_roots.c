@@ -1,0 +1,274 @@
+/*
+ * kbfs_roots: which vertices kbfs searches from.
+ *
+ * Given roots (-r, --roots FILE) are input ids, resolved collectively and
+ * refused when they are not vertices or have no edges.  Otherwise the
+ * Graph500 sampler (kgen_roots) draws them; its acceptance test "has a
+ * non-self-loop edge" (tdeg > 0) needs the owner of each candidate, so
+ * candidates are resolved ahead in batches (doubling, one allreduce each)
+ * and cached by value.  Every rank runs the same sampler on the same
+ * answers, so all agree on the roots.  Candidates are input ids for a
+ * generated graph (the reference's numbering) and internal ids for an
+ * imported one (whose input ids need not be 0..nv-1).  Ids are resolved
+ * by their owners (lookup) through the inverse id map of the block.
+ */
+#include "kbfs_internal.h"
+#include "kgen.h"
+#include "kio.h"
+#include "klog.h"
+#include "kmem.h"
+#include "kopt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A vertex looked up by id. */
+typedef struct kbfs_vref {
+	int found;         /* a vertex of the graph */
+	uint64_t internal; /* global internal id */
+	uint64_t input;    /* the input's own id */
+	uint64_t tdeg;     /* tuple degree (non-self-loop tuples) */
+} kbfs_vref;
+
+static int is_real(const kpart_block *b, uint64_t k)
+{
+	return b->orig ? b->orig[k] != KPART_NO_VERTEX : kpart_owned_first(&b->g, b->i, b->j) + k < b->g.nv;
+}
+
+/* Collective: resolve ids (input ids when as_input, else internal ids). */
+static void lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbfs_vref *out)
+{
+	const kpart_block *b = r->b;
+	const kpart_grid *g = &b->g;
+	uint64_t first = kpart_owned_first(g, b->i, b->j);
+	uint64_t *a = kcalloc(n ? 3 * n : 1, 8);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t x = ids[k], loc = UINT64_MAX;
+		if (as_input && b->orig)
+			loc = kidmap_find(&r->inv, x);
+		else if (x < g->N && kpart_owner(g, x) == r->rank && is_real(b, x - first))
+			loc = x - first;
+		if (loc == UINT64_MAX)
+			continue;
+		a[3 * k] = first + loc + 1;
+		a[3 * k + 1] = b->orig ? b->orig[loc] : first + loc;
+		a[3 * k + 2] = b->tdeg[loc];
+	}
+	kcomm_allreduce_u64(r->world, a, 3 * n, KCOMM_MAX);
+	for (size_t k = 0; k < n; k++) {
+		out[k].found = a[3 * k] != 0;
+		out[k].internal = a[3 * k] - 1;
+		out[k].input = out[k].found ? a[3 * k + 1] : ids[k];
+		out[k].tdeg = a[3 * k + 2];
+	}
+	free(a);
+}
+
+typedef struct rcache {
+	kbfs_run *r;
+	int as_input;
+	uint64_t next; /* next candidate position to resolve */
+	size_t cap, n;
+	uint64_t *key;
+	kbfs_vref *val;
+	unsigned char *used;
+} rcache;
+
+static size_t slot(const rcache *c, uint64_t v)
+{
+	uint64_t h = v * UINT64_C(0x9E3779B97F4A7C15);
+	size_t s = (size_t)(h >> 20) & (c->cap - 1);
+	while (c->used[s] && c->key[s] != v)
+		s = (s + 1) & (c->cap - 1);
+	return s;
+}
+
+static void put(rcache *c, uint64_t v, const kbfs_vref *ref)
+{
+	if (2 * (c->n + 1) > c->cap) {
+		rcache old = *c;
+		c->cap = c->cap ? 2 * c->cap : 1024;
+		c->key = kcalloc(c->cap, sizeof *c->key);
+		c->val = kcalloc(c->cap, sizeof *c->val);
+		c->used = kcalloc(c->cap, 1);
+		c->n = 0;
+		for (size_t k = 0; k < old.cap; k++)
+			if (old.used[k])
+				put(c, old.key[k], &old.val[k]);
+		free(old.key);
+		free(old.val);
+		free(old.used);
+	}
+	size_t s = slot(c, v);
+	if (!c->used[s]) {
+		c->used[s] = 1;
+		c->key[s] = v;
+		c->val[s] = *ref;
+		c->n++;
+	}
+}
+
+static const kbfs_vref *find(const rcache *c, uint64_t v)
+{
+	if (!c->cap)
+		return NULL;
+	size_t s = slot(c, v);
+	return c->used[s] ? &c->val[s] : NULL;
+}
+
+/* Resolve the next batch of candidates (collective). */
+static void fetch(rcache *c)
+{
+	const kpart_block *b = c->r->b;
+	size_t k = c->next < 128 ? 128 : c->next > 65536 ? 65536 : (size_t)c->next;
+	uint64_t *ids = kmalloc(k * 8);
+	kbfs_vref *ref = kmalloc(k * sizeof *ref);
+	for (size_t q = 0; q < k; q++)
+		ids[q] = kgen_root_candidate(b->seed1, b->seed2, b->g.nv, 2 * (c->next + q));
+	lookup(c->r, ids, k, c->as_input, ref);
+	for (size_t q = 0; q < k; q++)
+		put(c, ids[q], &ref[q]);
+	c->next += k;
+	free(ids);
+	free(ref);
+}
+
+static const kbfs_vref *resolve(rcache *c, uint64_t v)
+{
+	const kbfs_vref *p;
+	while (!(p = find(c, v)))
+		fetch(c);
+	return p;
+}
+
+static int accept(uint64_t v, void *arg)
+{
+	const kbfs_vref *p = resolve(arg, v);
+	return p->found && p->tdeg > 0;
+}
+
+static int sample(kbfs_run *r, int nroots)
+{
+	rcache c = {.r = r, .as_input = r->b->scale > 0};
+	uint64_t *roots = kmalloc(kmul((size_t)nroots, 8));
+	int got = kgen_roots(r->b->seed1, r->b->seed2, r->b->g.nv, nroots, accept, &c, roots);
+	r->res = kcalloc((size_t)(got > 0 ? got : 1), sizeof *r->res);
+	int rc = 0;
+	for (int k = 0; k < got; k++) {
+		const kbfs_vref *p = resolve(&c, roots[k]);
+		if (!p->found) {
+			if (r->rank == 0)
+				kerror("the root sampler found no vertex with edges");
+			rc = KEXIT_DATA;
+			break;
+		}
+		kbfs_root *rt = &r->res[r->nres++];
+		rt->input = p->input;
+		rt->internal = p->internal;
+		rt->tdeg = p->tdeg;
+	}
+	free(roots);
+	free(c.key);
+	free(c.val);
+	free(c.used);
+	return rc;
+}
+
+/* Rank 0 reads FILE: one id a line, '#' comments and blank lines skipped. */
+static int read_roots_file(const char *path, uint64_t **ids, size_t *n, size_t *cap)
+{
+	kio_in *in = kio_open_in(path, 1);
+	if (!in)
+		return KEXIT_IO;
+	int rc = 0;
+	size_t len, line = 0;
+	char *s;
+	while ((s = kio_getline(in, &len, &rc))) {
+		line++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		size_t l = strlen(s);
+		while (l && (s[l - 1] == ' ' || s[l - 1] == '\t' || s[l - 1] == '\r'))
+			s[--l] = 0;
+		if (!*s || *s == '#')
+			continue;
+		uint64_t v;
+		if (kopt_parse_u64(s, 0, UINT64_MAX, &v)) {
+			kerror("%s:%zu: '%s' is not a vertex id", path, line, s);
+			rc = KEXIT_DATA;
+			break;
+		}
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*ids = krealloc(*ids, kmul(*cap, 8));
+		}
+		(*ids)[(*n)++] = v;
+	}
+	if (!rc && !*n) {
+		kerror("'%s': no roots in the file", path);
+		rc = KEXIT_DATA;
+	}
+	kio_close_in(in);
+	return rc;
+}
+
+static int given(kbfs_run *r)
+{
+	const kbfs_opts *o = r->o;
+	uint64_t *ids = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t h[2] = {0, 0};
+	if (r->rank == 0) {
+		cap = o->nroots_given;
+		ids = kmalloc(kmul(cap ? cap : 1, 8));
+		if (o->nroots_given)
+			memcpy(ids, o->roots, o->nroots_given * 8);
+		n = o->nroots_given;
+		if (o->roots_file)
+			h[0] = (uint64_t)read_roots_file(o->roots_file, &ids, &n, &cap);
+		h[1] = n;
+	}
+	kcomm_bcast(r->world, h, sizeof h, 0);
+	if (h[0]) {
+		free(ids);
+		return (int)h[0];
+	}
+	n = (size_t)h[1];
+	if (r->rank != 0)
+		ids = kmalloc(kmul(n, 8));
+	kcomm_bcast(r->world, ids, n * 8, 0);
+	kbfs_vref *ref = kmalloc(kmul(n, sizeof *ref));
+	lookup(r, ids, n, 1, ref);
+	r->res = kcalloc(n, sizeof *r->res);
+	int rc = 0;
+	for (size_t k = 0; k < n && !rc; k++) {
+		if (!ref[k].found) {
+			if (r->rank == 0 && !r->b->orig)
+				kerror("root %llu is out of range: the graph's vertices are 0 to %llu",
+				       (unsigned long long)ids[k], (unsigned long long)r->b->g.nv - 1);
+			else if (r->rank == 0)
+				kerror("root %llu is not a vertex of the graph", (unsigned long long)ids[k]);
+			rc = KEXIT_DATA;
+		} else if (!ref[k].tdeg) {
+			if (r->rank == 0)
+				kerror("root %llu has no edges (only self-loops or none)", (unsigned long long)ids[k]);
+			rc = KEXIT_DATA;
+		}
+		kbfs_root *rt = &r->res[r->nres++];
+		rt->input = ref[k].input;
+		rt->internal = ref[k].internal;
+		rt->tdeg = ref[k].tdeg;
+	}
+	free(ids);
+	free(ref);
+	return rc;
+}
+
+int kbfs_choose_roots(kbfs_run *r)
+{
+	if (r->b->orig)
+		kidmap_build(&r->inv, r->b->orig, r->b->g.nb);
+	if (r->o->nroots_given || r->o->roots_file)
+		return given(r);
+	return sample(r, r->o->nroots);
+}

@@ -1,0 +1,65 @@
+#include "kidmap.h"
+#include "klog.h"
+#include "kmem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+void kidmap_build(kidmap *m, const uint64_t *ids, uint64_t n)
+{
+	memset(m, 0, sizeof *m);
+	uint64_t max = 0, have = 0;
+	for (uint64_t k = 0; k < n; k++)
+		if (ids[k] != KIDMAP_NONE) {
+			have++;
+			if (ids[k] > max)
+				max = ids[k];
+		}
+	if (!have)
+		return;
+	if (max < 4 * n + 1024) {
+		m->ndense = max + 1;
+		m->dense = kmalloc(kmul((size_t)m->ndense, 8));
+		for (uint64_t x = 0; x < m->ndense; x++)
+			m->dense[x] = KIDMAP_NONE;
+		for (uint64_t k = n; k-- > 0;) /* the lowest position wins */
+			if (ids[k] != KIDMAP_NONE)
+				m->dense[ids[k]] = k;
+		return;
+	}
+	m->pairs = kmalloc(kmul((size_t)have, 16));
+	for (uint64_t k = 0; k < n; k++)
+		if (ids[k] != KIDMAP_NONE) {
+			m->pairs[2 * m->npairs] = ids[k];
+			m->pairs[2 * m->npairs++ + 1] = k;
+		}
+	qsort(m->pairs, (size_t)m->npairs, 16, cmp_pair);
+}
+
+uint64_t kidmap_find(const kidmap *m, uint64_t id)
+{
+	if (m->dense)
+		return id < m->ndense ? m->dense[id] : KIDMAP_NONE;
+	uint64_t lo = 0, hi = m->npairs;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (m->pairs[2 * mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->npairs && m->pairs[2 * lo] == id ? m->pairs[2 * lo + 1] : KIDMAP_NONE;
+}
+
+void kidmap_free(kidmap *m)
+{
+	free(m->dense);
+	free(m->pairs);
+	memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,203 @@
+/* kio_out: output streams: standard output, a device or pipe written in
+ * place, or a file written to a temporary sibling (ktemp.h) renamed over
+ * it once complete (kio_commit). */
+#include "kfs.h"
+#include "kio.h"
+#include "klog.h"
+#include "kmem.h"
+#include "ktemp.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct kio_out {
+	char *name;
+	char *tmp; /* NULL for stdout */
+	FILE *fp;
+	int failed;
+	int direct; /* a device or pipe opened in place */
+};
+
+kio_out *kio_open_out(const char *path, int binary, int force)
+{
+	kio_out *o = kcalloc(1, sizeof *o);
+	if (!strcmp(path, "-")) {
+		if (binary && !force && isatty(STDOUT_FILENO)) {
+			kerror("refusing to write binary data to a terminal (use -o FILE, a pipe, or --force)");
+			free(o);
+			return NULL;
+		}
+		o->name = kstrdup("-");
+		o->fp = stdout;
+		return o;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		kerror("cannot write '%s': Is a directory", path);
+		free(o);
+		return NULL;
+	}
+	o->name = kstrdup(path);
+	/* a link is followed, so the file it names is replaced, not the link */
+	char *real = NULL;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		real = realpath(path, NULL);
+	const char *target = real ? real : path;
+	int special = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6) ||
+		      !strncmp(target, "/dev/", 5) || !strncmp(target, "/proc/", 6);
+	if (special || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+		free(real);
+		/* a device or a pipe (/dev/null, /dev/stdout, a fifo): write in place */
+		o->fp = fopen(path, "wb");
+		if (!o->fp) {
+			kerror("cannot open '%s': %s", path, strerror(errno));
+			free(o->name);
+			free(o);
+			return NULL;
+		}
+		o->direct = 1;
+		return o;
+	}
+	if (real) {
+		free(o->name);
+		o->name = real;
+	}
+	int fd = ktemp_create(o->name, &o->tmp);
+	if (fd < 0) {
+		kerror("cannot create '%s': %s", path, strerror(errno));
+		free(o->name);
+		free(o);
+		return NULL;
+	}
+	o->fp = fdopen(fd, "wb");
+	if (!o->fp)
+		kdie(KEXIT_RESOURCE, "cannot open a stream for '%s'", path);
+	setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
+	return o;
+}
+
+int kio_write(kio_out *o, const void *buf, size_t n)
+{
+	if (o->failed)
+		return KEXIT_IO;
+	if (n && fwrite(buf, 1, n, o->fp) != n) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		o->failed = 1;
+		return KEXIT_IO;
+	}
+	return 0;
+}
+
+
+int kio_write_crc(kio_out *o, const void *buf, size_t n, uint32_t *crc)
+{
+	if (!o->tmp || n < 2 * KIO_PIECE || o->failed) {
+		*crc = kio_crc32(*crc, buf, n);
+		return kio_write(o, buf, n);
+	}
+	/* the stream flushed, the bytes written where it stands, the stream
+	 * moved past them */
+	off_t at = fflush(o->fp) ? -1 : ftello(o->fp);
+	if (at < 0 || kio_pwrite_crc(fileno(o->fp), buf, n, (uint64_t)at, crc) ||
+	    fseeko(o->fp, at + (off_t)n, SEEK_SET)) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		o->failed = 1;
+		return KEXIT_IO;
+	}
+	return 0;
+}
+
+int kio_printf(kio_out *o, const char *fmt, ...)
+{
+	if (o->failed)
+		return KEXIT_IO;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vfprintf(o->fp, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		o->failed = 1;
+		return KEXIT_IO;
+	}
+	return 0;
+}
+
+int kio_commit(kio_out *o)
+{
+	int rc = o->failed ? KEXIT_IO : 0;
+	if (!o->tmp) {
+		if (!rc && fflush(o->fp)) {
+			kerror("cannot write '%s': %s", o->name, strerror(errno));
+			rc = KEXIT_IO;
+		}
+		if (o->direct && fclose(o->fp) && !rc) {
+			kerror("cannot write '%s': %s", o->name, strerror(errno));
+			rc = KEXIT_IO;
+		}
+		free(o->name);
+		free(o);
+		return rc;
+	}
+	/* on disk before it has its name; renamed while still open (and
+	 * locked), so no sweep of stale temporaries can take it meanwhile */
+	if (!rc && (fflush(o->fp) || ferror(o->fp) || (fsync(fileno(o->fp)) && errno != EINVAL))) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		rc = KEXIT_IO;
+	}
+	if (!rc && rename(o->tmp, o->name)) {
+		kerror("cannot rename '%s' to '%s': %s", o->tmp, o->name, strerror(errno));
+		rc = KEXIT_IO;
+	}
+	int renamed = !rc;
+	if (!rc)
+		rc = kfs_sync_parent(o->name);
+	if (fclose(o->fp) && !rc) {
+		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		rc = KEXIT_IO;
+	}
+	if (rc)
+		unlink(renamed ? o->name : o->tmp);
+	ktemp_unregister(o->tmp);
+	free(o->tmp);
+	free(o->name);
+	free(o);
+	return rc;
+}
+
+void kio_abort(kio_out *o)
+{
+	if (!o)
+		return;
+	if (o->tmp) {
+		fclose(o->fp);
+		unlink(o->tmp);
+		ktemp_unregister(o->tmp);
+		free(o->tmp);
+	} else if (o->direct) {
+		fclose(o->fp);
+	} else {
+		fflush(o->fp);
+	}
+	free(o->name);
+	free(o);
+}
+
+const char *kio_out_name(const kio_out *o) { return o->name; }
+FILE *kio_out_file(kio_out *o) { return o->fp; }
+
+int kio_close_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		if (errno == EPIPE)
+			return 0;
+		kerror("cannot write standard output: %s", strerror(errno));
+		return KEXIT_IO;
+	}
+	return 0;
+}
+

@@ -1,0 +1,71 @@
+#define _POSIX_C_SOURCE 200809L
+#include "kmem.h"
+#include "klog.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* A block of 64 MiB or more asks for transparent huge pages (where the
+ * kernel gives them on request, its "madvise" mode): the first write to
+ * it then faults once per 2 MiB instead of once per 4 KiB -- the partition
+ * arrays of a large graph are gigabytes of fresh memory, written once.
+ * KBFS_HUGEPAGES=0 leaves the kernel's default (the ablation). */
+static void advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t hp = (uintptr_t)2 << 20;
+	if (n < 32 * hp)
+		return;
+	const char *v = getenv("KBFS_HUGEPAGES");
+	if (v && !strcmp(v, "0"))
+		return;
+	uintptr_t a = ((uintptr_t)p + hp - 1) & ~(hp - 1), b = ((uintptr_t)p + n) & ~(hp - 1);
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+void *kmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		kdie(KEXIT_RESOURCE, "out of memory allocating %zu bytes", n);
+	advise_huge(p, n);
+	return p;
+}
+
+void *kcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		kdie(KEXIT_RESOURCE, "out of memory allocating %zu x %zu bytes", n, size);
+	return p;
+}
+
+void *krealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		kdie(KEXIT_RESOURCE, "out of memory allocating %zu bytes", n);
+	return q;
+}
+
+char *kstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = kmalloc(n);
+	memcpy(d, s, n);
+	return d;
+}
+
+size_t kmul(size_t n, size_t m)
+{
+	if (m && n > SIZE_MAX / m)
+		kdie(KEXIT_RESOURCE, "size overflow: %zu x %zu", n, m);
+	return n * m;
+}

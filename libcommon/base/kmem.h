@@ -1,0 +1,24 @@
+/*
+ * kmem: checked allocation for every kbfs program.
+ *
+ * Owns the allocation contract: an allocation that fails ends the program
+ * with KEXIT_RESOURCE and one line naming the size (kdie, klog.h), so no
+ * caller checks for NULL; a size computed as a product goes through kmul,
+ * which dies the same way on overflow.  Owns the huge-page policy too: a
+ * block of 64 MiB or more asks for transparent huge pages (the partition
+ * arrays are gigabytes of fresh memory, written once); KBFS_HUGEPAGES=0
+ * leaves the kernel's default (kbfs(7) ENVIRONMENT).
+ */
+#ifndef KMEM_H
+#define KMEM_H
+
+#include <stddef.h>
+
+void *kmalloc(size_t n);
+void *kcalloc(size_t n, size_t size);
+void *krealloc(void *p, size_t n);
+char *kstrdup(const char *s);
+/* n*m, dying on size_t overflow */
+size_t kmul(size_t n, size_t m);
+
+#endif

@@ -1,0 +1,774 @@
+/*
+ * kpart_write.c: writing a partition -- the rank files (the CSR made on the
+ * way as the transpose of the CSC, kpart_transpose), the manifest and the
+ * temporary directory renamed into place (kpart_dir_begin / _commit).
+ * Reading it back is kpart.c.
+ */
+#include "kpart.h"
+#include "kpart_internal.h"
+#include "kio.h"
+#include "kfs.h"
+#include "ktemp.h"
+#include "klog.h"
+#include "kmem.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct wfile {
+	FILE *fp;
+	const char *name;
+	uint32_t crc;
+	uint64_t bytes;
+	int failed;
+	double sync_s; /* wclose: time in fsync(2) */
+} wfile;
+
+static int wopen(wfile *w, const char *path, const char *name)
+{
+	memset(w, 0, sizeof *w);
+	w->name = name;
+	w->fp = fopen(path, "wb");
+	if (!w->fp) {
+		kerror("cannot create '%s': %s", name, strerror(errno));
+		return KEXIT_IO;
+	}
+	setvbuf(w->fp, NULL, _IOFBF, 1 << 20);
+	return 0;
+}
+
+static void wbytes(wfile *w, const void *p, size_t n)
+{
+	if (w->failed || !n)
+		return;
+	w->crc = kio_crc32(w->crc, p, n);
+	w->bytes += n;
+	errno = 0;
+	if (fwrite(p, 1, n, w->fp) != n)
+		w->failed = errno ? errno : EIO;
+}
+
+/* n integers of mw bytes in memory as fw-byte little-endian integers */
+static void warray(wfile *w, const void *a, uint64_t n, int mw, int fw)
+{
+	if (HOST_LE && mw == fw) {
+		wbytes(w, a, (size_t)(n * (uint64_t)fw));
+		return;
+	}
+	enum { CH = 1 << 14 };
+	unsigned char buf[CH * 8];
+	for (uint64_t k0 = 0; k0 < n; k0 += CH) {
+		size_t k = n - k0 > CH ? CH : (size_t)(n - k0);
+		for (size_t e = 0; e < k; e++) {
+			uint64_t v = mw == 8 ? ((const uint64_t *)a)[k0 + e] : ((const uint32_t *)a)[k0 + e];
+			if (fw == 8)
+				kio_put64(buf + 8 * e, v);
+			else
+				kio_put32(buf + 4 * e, (uint32_t)v);
+		}
+		wbytes(w, buf, k * (size_t)fw);
+	}
+}
+
+static int wclose(wfile *w)
+{
+	errno = 0;
+	int bad = fflush(w->fp);
+	double t0 = ktime();
+	bad = bad || (fsync(fileno(w->fp)) && errno != EINVAL);
+	w->sync_s = ktime() - t0;
+	if (bad && !w->failed)
+		w->failed = errno ? errno : EIO;
+	if (fclose(w->fp) && !w->failed)
+		w->failed = errno ? errno : EIO;
+	if (w->failed) {
+		kerror("cannot write '%s': %s", w->name, strerror(w->failed));
+		return KEXIT_IO;
+	}
+	return 0;
+}
+
+/*
+ * 32-bit indices where (row in a partition, col) does not fit in 32 bits
+ * (large blocks): the columns in batches of at most K entries; each batch's
+ * entries are dealt to ~1024 row partitions in a buffer as row << 32 | col
+ * (thread t's after thread t-1's: column order), then every partition is
+ * taken by one thread, which counts its rows (first round: rp) or places
+ * its entries at their rows' cursors (second round).  Batches come in
+ * column order, so every row gets its columns ascending, as from one thread.
+ */
+static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
+{
+	const uint32_t *ri = b->rowidx;
+	const uint64_t *cp = b->colptr;
+	uint64_t nr = b->nrows, nc = b->ncols, nnz = b->nnz, maxc = 0;
+	int br = kpart_bits_for(nr), s = br > 10 ? br - 10 : 0;
+	uint64_t np = nr ? ((nr - 1) >> s) + 1 : 0, T = (uint64_t)kpart_nthreads();
+#pragma omp parallel for schedule(static) reduction(max : maxc)
+	for (uint64_t c = 0; c < nc; c++)
+		maxc = cp[c + 1] - cp[c] > maxc ? cp[c + 1] - cp[c] : maxc;
+	uint64_t K = nnz / 32 < (1u << 20) ? (1u << 20) : nnz / 32;
+	K = K > nnz ? nnz : K;
+	K = K < maxc ? maxc : K;
+	uint64_t *tmp = kmalloc(kmul((size_t)K, 8)), *cnt = kmalloc(kmul((size_t)T, (size_t)np * 8));
+	uint64_t *ps = kmalloc(kmul((size_t)np + 1, 8)), *cb = kmalloc(kmul((size_t)T + 1, 8));
+#pragma omp parallel for schedule(static)
+	for (uint64_t r = 0; r <= nr; r++)
+		rp[r] = 0;
+	for (int round = 0; round < 2; round++) {
+		if (round == 1)
+			kpart_prefix_sum(rp, (size_t)nr + 1); /* rp[r]: where row r starts (its cursor) */
+		for (uint64_t c0 = 0, c1; c0 < nc; c0 = c1) {
+			uint64_t lo = c0 + 1, hi = nc; /* c1: the last column end within K entries */
+			while (lo < hi) {
+				uint64_t mid = hi - (hi - lo) / 2;
+				if (cp[mid] - cp[c0] <= K)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			c1 = lo;
+			uint64_t e0 = cp[c0], n = cp[c1] - e0;
+			for (uint64_t t = 0; t <= T; t++) { /* thread t: about n / T entries */
+				uint64_t want = e0 + n / T * t, l = c0, h = c1;
+				while (l < h) {
+					uint64_t mid = l + (h - l) / 2;
+					if (cp[mid] < want)
+						l = mid + 1;
+					else
+						h = mid;
+				}
+				cb[t] = t == T ? c1 : l;
+			}
+#pragma omp parallel
+			{
+#pragma omp for schedule(static)
+				for (uint64_t t = 0; t < T; t++) {
+					uint64_t *my = cnt + t * np;
+					memset(my, 0, (size_t)np * 8);
+					for (uint64_t k = cp[cb[t]], z = cp[cb[t + 1]]; k < z; k++)
+						my[ri[k] >> s]++;
+				}
+#pragma omp single
+				{
+					uint64_t at = 0;
+					for (uint64_t p = 0; p < np; p++) {
+						ps[p] = at;
+						for (uint64_t t = 0; t < T; t++) {
+							uint64_t c = cnt[t * np + p];
+							cnt[t * np + p] = at;
+							at += c;
+						}
+					}
+					ps[np] = at;
+				}
+#pragma omp for schedule(static)
+				for (uint64_t t = 0; t < T; t++) {
+					uint64_t *my = cnt + t * np;
+					if (round == 0) /* the rows are enough */
+						for (uint64_t k = cp[cb[t]], z = cp[cb[t + 1]]; k < z; k++)
+							((uint32_t *)tmp)[my[ri[k] >> s]++] = ri[k];
+					else
+						for (uint64_t c = cb[t]; c < cb[t + 1]; c++)
+							for (uint64_t k = cp[c], z = cp[c + 1]; k < z; k++)
+								tmp[my[ri[k] >> s]++] = (uint64_t)ri[k] << 32 | c;
+				}
+#pragma omp for schedule(dynamic, 1)
+				for (uint64_t p = 0; p < np; p++) {
+					if (round == 0)
+						for (uint64_t e = ps[p]; e < ps[p + 1]; e++)
+							rp[((uint32_t *)tmp)[e] + 1]++;
+					else
+						for (uint64_t e = ps[p]; e < ps[p + 1]; e++)
+							ci[rp[tmp[e] >> 32]++] = (uint32_t)tmp[e];
+				}
+			}
+		}
+	}
+	/* rp[r] is where row r ends: shift by one, piece t of [1, nr] keeping
+	 * the value before its first (its neighbour's last) before any moves */
+#pragma omp parallel
+	{
+#pragma omp for schedule(static)
+		for (uint64_t t = 0; t < T; t++)
+			cb[t] = rp[nr * t / T];
+#pragma omp for schedule(static)
+		for (uint64_t t = 0; t < T; t++) {
+			uint64_t a = 1 + nr * t / T, z = 1 + nr * (t + 1) / T;
+			if (a == z)
+				continue;
+			for (uint64_t r = z - 1; r > a; r--)
+				rp[r] = rp[r - 1];
+			rp[a] = cb[t];
+		}
+	}
+	rp[0] = 0;
+	free(tmp);
+	free(cnt);
+	free(ps);
+	free(cb);
+}
+
+/* a[k] += a[k-1] for k = 1 .. n-1: in pieces, then each piece shifted by
+ * the sum of the pieces before it (two passes: worth it from 4 threads) */
+void kpart_prefix_sum(uint64_t *a, size_t n)
+{
+	size_t T = n > ((size_t)1 << 20) && kpart_nthreads() >= 4 ? (size_t)kpart_nthreads() : 1;
+	uint64_t *sum = kcalloc(T + 1, 8);
+#pragma omp parallel for schedule(static) if (T > 1)
+	for (size_t t = 0; t < T; t++) {
+		size_t k = n * t / T, z = n * (t + 1) / T;
+		for (k++; k < z; k++)
+			a[k] += a[k - 1];
+		sum[t + 1] = z > n * t / T ? a[z - 1] : 0;
+	}
+	for (size_t t = 1; t <= T; t++)
+		sum[t] += sum[t - 1];
+#pragma omp parallel for schedule(static) if (T > 1)
+	for (size_t t = 1; t < T; t++)
+		for (size_t k = n * t / T, z = n * (t + 1) / T; k < z; k++)
+			a[k] += sum[t];
+	free(sum);
+}
+
+/*
+ * The CSR of b as the transpose of its CSC; rows come out sorted.  With
+ * 32-bit indices the entries go first to partitions of 2^s rows (in place,
+ * in colidx: (row - first row of the partition) << bc | col), then each
+ * partition, small enough for the cache, is counting-sorted by row (stable,
+ * so columns stay ascending); where that does not fit, transpose_batched.
+ * 64-bit indices: one scatter.
+ */
+void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
+{
+	uint64_t nr = b->nrows, nc = b->ncols;
+	int bc = kpart_bits_for(nc), br = kpart_bits_for(nr), s = br - 10;
+	if (s < 6)
+		s = 6;
+	if (s > 32 - bc)
+		s = 32 - bc;
+	uint64_t np = s < 0 ? 0 : ((nr - 1) >> s) + 1;
+	if (!b->idx64 && (s < 0 || np > (1u << 16))) {
+		transpose_batched(b, rp, colidx);
+		return;
+	}
+	if (b->idx64) {
+		memset(rp, 0, (size_t)(nr + 1) * 8);
+		for (uint64_t k = 0; k < b->nnz; k++)
+			rp[kpart_idx(b->rowidx, b->idx64, k) + 1]++;
+		for (uint64_t r = 0; r < nr; r++)
+			rp[r + 1] += rp[r];
+		uint64_t *cur = kmalloc(kmul((size_t)nr, 8));
+		memcpy(cur, rp, (size_t)nr * 8);
+		for (uint64_t c = 0; c < nc; c++)
+			for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++) {
+				uint64_t at = cur[kpart_idx(b->rowidx, b->idx64, k)]++;
+				if (b->idx64)
+					((uint64_t *)colidx)[at] = c;
+				else
+					((uint32_t *)colidx)[at] = (uint32_t)c;
+			}
+		free(cur);
+		return;
+	}
+	const uint32_t *ri = b->rowidx;
+	uint32_t *ci = colidx, smask = (UINT32_C(1) << s) - 1;
+	uint64_t *ps = kcalloc((size_t)np + 1, 8), maxp = 0;
+	/* Pass 1 in parallel: thread t takes the columns [cb[t], cb[t+1]) that
+	 * hold about nnz/nt entries, counts them per partition, then scatters
+	 * them from its own offsets.  Thread t's entries of a partition follow
+	 * thread t-1's, so every partition holds its entries in column order,
+	 * exactly as one thread would write them. */
+	int nt = b->nnz > 65536 ? kpart_nthreads() : 1;
+	uint64_t *cb = kmalloc(kmul((size_t)nt + 1, 8));
+	uint64_t *pos = kcalloc(kmul((size_t)nt, (size_t)np), 8);
+	for (int t = 0; t <= nt; t++) {
+		uint64_t want = b->nnz / (uint64_t)nt * (uint64_t)t, lo = 0, hi = nc;
+		while (lo < hi) { /* first column starting at or after want */
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (b->colptr[mid] < want)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		cb[t] = t == nt ? nc : lo;
+	}
+#pragma omp parallel num_threads(nt)
+	{
+		int t = kpart_tid();
+		uint64_t *my = pos + (size_t)t * np;
+		for (uint64_t k = b->colptr[cb[t]], e = b->colptr[cb[t + 1]]; k < e; k++)
+			my[ri[k] >> s]++;
+#pragma omp barrier
+#pragma omp single
+		{
+			uint64_t at = 0;
+			for (uint64_t p = 0; p < np; p++) {
+				ps[p] = at;
+				for (int u = 0; u < nt; u++) {
+					uint64_t c = pos[(size_t)u * np + p];
+					pos[(size_t)u * np + p] = at;
+					at += c;
+				}
+				maxp = at - ps[p] > maxp ? at - ps[p] : maxp;
+			}
+			ps[np] = at;
+		}
+		for (uint64_t c = cb[t]; c < cb[t + 1]; c++)
+			for (uint64_t k = b->colptr[c], e = b->colptr[c + 1]; k < e; k++) {
+				uint32_t r = ri[k];
+				ci[my[r >> s]++] = (r & smask) << bc | (uint32_t)c;
+			}
+	}
+	free(pos);
+	free(cb);
+	uint32_t cmask = bc == 32 ? UINT32_MAX : (UINT32_C(1) << bc) - 1;
+#pragma omp parallel if (b->nnz > 65536)
+	{
+		uint32_t *tmp = kmalloc(kmul((size_t)maxp, 4));
+		uint64_t *cur = kmalloc((size_t)8 << s);
+#pragma omp for schedule(dynamic, 1)
+		for (uint64_t p = 0; p < np; p++) {
+			uint64_t r0 = p << s, r1 = (p + 1) << s < nr ? (p + 1) << s : nr, s0 = ps[p], n = ps[p + 1] - s0;
+			memcpy(tmp, ci + s0, (size_t)n * 4);
+			memset(cur, 0, (size_t)(r1 - r0) * 8);
+			for (uint64_t e = 0; e < n; e++)
+				cur[tmp[e] >> bc]++;
+			for (uint64_t r = r0, at = s0; r < r1; r++) {
+				uint64_t c = cur[r - r0];
+				cur[r - r0] = at;
+				rp[r] = at;
+				at += c;
+			}
+			for (uint64_t e = 0; e < n; e++)
+				ci[cur[tmp[e] >> bc]++] = tmp[e] & cmask;
+		}
+		free(tmp);
+		free(cur);
+	}
+	rp[nr] = b->nnz;
+	free(ps);
+}
+
+/* n integers of mw bytes into dst as fw-byte little-endian integers */
+static void put_array(unsigned char *dst, const void *a, uint64_t n, int mw, int fw)
+{
+	if (HOST_LE && mw == fw) {
+		kio_copy_par(dst, a, (size_t)(n * (uint64_t)fw));
+		return;
+	}
+#pragma omp parallel for schedule(static) if (n > 65536)
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t v = mw == 8 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
+		if (fw == 8)
+			kio_put64(dst + 8 * k, v);
+		else
+			kio_put32(dst + 4 * k, (uint32_t)v);
+	}
+}
+
+static void rank_header(unsigned char *h, const kpart_block *b, uint32_t flags)
+{
+	const kpart_grid *g = &b->g;
+	memset(h, 0, KPART_HEADER_BYTES);
+	memcpy(h, kpart_magic, KPART_MAGIC_LEN);
+	kio_put16(h + 8, KPART_MAJOR);
+	kio_put16(h + 10, KPART_MINOR);
+	kio_put32(h + 12, flags);
+	kio_put32(h + 16, (uint32_t)g->R);
+	kio_put32(h + 20, (uint32_t)g->C);
+	kio_put32(h + 24, (uint32_t)b->i);
+	kio_put32(h + 28, (uint32_t)b->j);
+	kio_put64(h + 32, g->nv);
+	kio_put64(h + 40, g->N);
+	kio_put64(h + 48, g->nb);
+	kio_put64(h + 56, b->ncols);
+	kio_put64(h + 64, b->nrows);
+	kio_put64(h + 72, b->nnz);
+	kio_put32(h + 88, kio_crc32(0, h, 88));
+}
+
+static void rank_trailer(unsigned char *t, uint64_t nnz, uint32_t crc)
+{
+	memcpy(t, "KEND", 4);
+	kio_put64(t + 4, nnz);
+	kio_put32(t + 12, crc);
+	kio_put32(t + 16, kio_crc32(0, t, 16));
+}
+
+/* n offsets as ow-byte integers at file offset off, narrowed a slice at a
+ * time (no second whole copy) where ow is 4 */
+static int pwrite_offsets(int fd, const uint64_t *a, uint64_t n, int ow, uint64_t off, uint32_t *crc)
+{
+	if (ow == 8)
+		return kio_pwrite_crc(fd, a, (size_t)n * 8, off, crc);
+	uint64_t CH = n < (UINT64_C(1) << 24) ? n : UINT64_C(1) << 24;
+	uint32_t *buf = kmalloc((size_t)CH * 4);
+	int bad = 0;
+	for (uint64_t k0 = 0; k0 < n && !bad; k0 += CH) {
+		size_t k = n - k0 < CH ? (size_t)(n - k0) : (size_t)CH;
+		put_array((unsigned char *)buf, a + k0, k, 8, 4);
+		bad = kio_pwrite_crc(fd, buf, k * 4, off + 4 * k0, crc);
+	}
+	free(buf);
+	return bad;
+}
+
+/* File offsets of a rank file's arrays (kpart(5)) */
+typedef struct layout {
+	uint64_t colptr, rowidx, rowptr, colidx, tdeg, orig, end;
+} layout;
+
+static layout layout_of(const kpart_block *b, int ow, uint64_t size)
+{
+	uint64_t iw = b->idx64 ? 8 : 4;
+	layout L = {.colptr = KPART_HEADER_BYTES, .end = size - KPART_TRAILER_BYTES};
+	L.rowidx = L.colptr + (uint64_t)ow * (b->ncols + 1);
+	L.rowptr = L.rowidx + iw * b->nnz;
+	L.colidx = L.rowptr + (uint64_t)ow * (b->nrows + 1);
+	L.tdeg = L.colidx + iw * b->nnz;
+	L.orig = L.tdeg + 8 * b->g.nb;
+	return L;
+}
+
+/* The header and the CSC (colptr, rowidx) from memory, *crc from 0 over
+ * them: 0, or -1 with errno set. */
+static int pwrite_csc(int fd, const kpart_block *b, uint32_t flags, int ow, const layout *L, uint32_t *crc)
+{
+	unsigned char h[KPART_HEADER_BYTES];
+	rank_header(h, b, flags);
+	*crc = 0;
+	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc) || pwrite_offsets(fd, b->colptr, b->ncols + 1, ow, L->colptr, crc) ||
+	    kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * (b->idx64 ? 8 : 4), L->rowidx, crc))
+		return -1;
+	return 0;
+}
+
+/* The rank file of a block whose CSR is given (kpart --engine cuda made
+ * it), every array from memory with positioned writes on all threads. */
+static int write_direct(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
+			uint32_t *crc)
+{
+	size_t iw = b->idx64 ? 8 : 4;
+	layout L = layout_of(b, ow, size);
+	unsigned char t[KPART_TRAILER_BYTES];
+	if (pwrite_csc(fd, b, flags, ow, &L, crc) || pwrite_offsets(fd, b->rowptr, b->nrows + 1, ow, L.rowptr, crc) ||
+	    kio_pwrite_crc(fd, b->colidx, (size_t)b->nnz * iw, L.colidx, crc) ||
+	    kio_pwrite_crc(fd, b->tdeg, (size_t)b->g.nb * 8, L.tdeg, crc) ||
+	    (b->orig && kio_pwrite_crc(fd, b->orig, (size_t)b->g.nb * 8, L.orig, crc)))
+		goto fail;
+	rank_trailer(t, b->nnz, *crc);
+	if (kio_pwrite_crc(fd, t, sizeof t, L.end, crc))
+		goto fail;
+	return 0;
+fail:
+	kerror("cannot write '%s': %s", name, strerror(errno));
+	return KEXIT_IO;
+}
+
+/*
+ * Little-endian host, 32-bit indices: the file is sized (posix_fallocate,
+ * so a full disk is an error here and not a fault later), mapped, and the
+ * CSR is built in place inside it -- no second copy of colidx in memory and
+ * no copy through write(2).  Returns -1 (nothing reported) where the file
+ * system cannot do this, for the caller to write the plain way.
+ */
+static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
+			uint64_t *rp, uint32_t *crc, double *csr)
+{
+	int err = posix_fallocate(fd, 0, (off_t)size);
+	if (err == EOPNOTSUPP || err == EINVAL || err == ENOSYS)
+		return -1;
+	if (err) {
+		kerror("cannot write '%s': %s", name, strerror(err));
+		return KEXIT_IO;
+	}
+	layout L = layout_of(b, ow, size);
+	/* header, colptr and rowidx exist in memory: written (one copy); the
+	 * rest is mapped and the CSR made in it */
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), b0 = L.rowptr / pg * pg;
+	if (pwrite_csc(fd, b, flags, ow, &L, crc))
+		goto fail;
+	unsigned char *w = mmap(NULL, (size_t)(size - b0), PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)b0);
+	if (w == MAP_FAILED)
+		return -1;
+#define AT(off) (w + ((off) - b0)) /* file offset (>= b0) to address */
+	double t0 = ktime();
+	kpart_transpose(b, rp, AT(L.colidx));
+	*csr = ktime() - t0;
+	put_array(AT(L.rowptr), rp, b->nrows + 1, 8, ow);
+	kio_copy_par(AT(L.tdeg), b->tdeg, (size_t)b->g.nb * 8);
+	if (b->orig)
+		kio_copy_par(AT(L.orig), b->orig, (size_t)b->g.nb * 8);
+	*crc = kio_crc32(*crc, AT(L.rowptr), (size_t)(L.end - L.rowptr));
+	rank_trailer(AT(L.end), b->nnz, *crc);
+	*crc = kio_crc32(*crc, AT(L.end), KPART_TRAILER_BYTES);
+#undef AT
+	if (munmap(w, (size_t)(size - b0)))
+		goto fail;
+	return 0;
+fail:
+	kerror("cannot write '%s': %s", name, strerror(errno));
+	return KEXIT_IO;
+}
+
+int kpart_write_rank(const char *path, const char *name, const kpart_block *b, int off64, kpart_rankinfo *ri)
+{
+	off64 = off64 || b->nnz > UINT32_MAX;
+	int iw = b->idx64 ? 8 : 4, ow = off64 ? 8 : 4, rc;
+	uint32_t flags = (b->idx64 ? KPART_F_IDX64 : 0) | (off64 ? KPART_F_OFF64 : 0) |
+			 (b->orig ? KPART_F_ORIG : 0) | (b->relabel ? KPART_F_RELABEL : 0);
+	uint64_t size = KPART_HEADER_BYTES + (uint64_t)ow * (b->ncols + b->nrows + 2) + 2 * (uint64_t)iw * b->nnz +
+			8 * b->g.nb * (b->orig ? 2 : 1) + KPART_TRAILER_BYTES;
+	uint64_t *rp = b->rowptr ? b->rowptr : kmalloc(kmul((size_t)b->nrows + 1, 8));
+	void *ci = b->colidx;
+	wfile w = {.name = name};
+	double csr = 0;
+	if (HOST_LE && ((!b->idx64 && !ci) || (ci && b->rowptr))) {
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0666);
+		if (fd < 0) {
+			kerror("cannot create '%s': %s", name, strerror(errno));
+			rc = KEXIT_IO;
+			goto out;
+		}
+		rc = ci ? write_direct(fd, name, b, flags, ow, size, &w.crc)
+			: write_mapped(fd, name, b, flags, ow, size, rp, &w.crc, &csr);
+		double t0 = ktime();
+		int bad = rc == 0 && fsync(fd) && errno != EINVAL;
+		w.sync_s = ktime() - t0;
+		if (bad) {
+			kerror("cannot write '%s': %s", name, strerror(errno));
+			rc = KEXIT_IO;
+		}
+		if (close(fd) && rc <= 0) {
+			kerror("cannot write '%s': %s", name, strerror(errno));
+			rc = KEXIT_IO;
+		}
+		if (rc >= 0) {
+			w.bytes = size;
+			goto out;
+		}
+		unlink(path); /* mapping impossible here: the plain way */
+	}
+	if (!ci) {
+		double t0 = ktime();
+		ci = kmalloc(kmul((size_t)b->nnz, (size_t)iw));
+		kpart_transpose(b, rp, ci);
+		csr = ktime() - t0;
+	}
+	unsigned char h[KPART_HEADER_BYTES], t[KPART_TRAILER_BYTES];
+	rank_header(h, b, flags);
+	if ((rc = wopen(&w, path, name)))
+		goto out;
+	wbytes(&w, h, sizeof h);
+	warray(&w, b->colptr, b->ncols + 1, 8, ow);
+	warray(&w, b->rowidx, b->nnz, iw, iw);
+	warray(&w, rp, b->nrows + 1, 8, ow);
+	warray(&w, ci, b->nnz, iw, iw);
+	warray(&w, b->tdeg, b->g.nb, 8, 8);
+	if (b->orig)
+		warray(&w, b->orig, b->g.nb, 8, 8);
+	rank_trailer(t, b->nnz, w.crc);
+	wbytes(&w, t, sizeof t);
+	rc = wclose(&w);
+out:
+	if (!rc) {
+		KASSERT(w.bytes == size);
+		ri->bytes = w.bytes;
+		ri->crc = w.crc;
+		ri->csr_seconds = csr;
+		ri->sync_seconds = w.sync_s;
+		ri->nnz = b->nnz;
+		uint64_t cols = 0, rows = 0;
+#pragma omp parallel for schedule(static) reduction(+ : cols) if (b->ncols > 65536)
+		for (uint64_t c = 0; c < b->ncols; c++)
+			cols += b->colptr[c + 1] > b->colptr[c];
+#pragma omp parallel for schedule(static) reduction(+ : rows) if (b->nrows > 65536)
+		for (uint64_t r = 0; r < b->nrows; r++)
+			rows += rp[r + 1] > rp[r];
+		ri->cols = cols;
+		ri->rows = rows;
+	}
+	if (rp != b->rowptr)
+		free(rp);
+	if (ci != b->colidx)
+		free(ci);
+	return rc;
+}
+
+void kpart_manifest_add(kpart_manifest *m, const char *key, const char *fmt, ...)
+{
+	char val[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof val, fmt, ap);
+	va_end(ap);
+	for (char *c = val; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	if ((m->nkeys & (m->nkeys - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
+		size_t cap = m->nkeys ? 2 * m->nkeys : 1;
+		m->keys = krealloc(m->keys, cap * sizeof *m->keys);
+		m->vals = krealloc(m->vals, cap * sizeof *m->vals);
+	}
+	m->keys[m->nkeys] = kstrdup(key);
+	m->vals[m->nkeys++] = kstrdup(val);
+}
+
+int kpart_manifest_write(const kpart_manifest *m, const char *path, const char *name, const char *comment,
+			 int checksum)
+{
+	size_t n = strlen(comment) + 4, at = 0;
+	for (size_t k = 0; k < m->nkeys; k++)
+		n += strlen(m->keys[k]) + strlen(m->vals[k]) + 4;
+	char *text = kmalloc(n + 32);
+	at += (size_t)sprintf(text, "# %s\n", comment);
+	for (size_t k = 0; k < m->nkeys; k++)
+		at += (size_t)sprintf(text + at, "%s = %s\n", m->keys[k], m->vals[k]);
+	if (checksum)
+		at += (size_t)sprintf(text + at, "checksum = %08x\n", (unsigned)kio_crc32(0, text, at));
+	wfile w;
+	int rc = wopen(&w, path, name);
+	if (!rc) {
+		wbytes(&w, text, at);
+		rc = wclose(&w);
+	}
+	free(text);
+	return rc;
+}
+
+/* The lock on the temporary directory being built (ktemp_hold), so that no
+ * sweep of stale temporaries takes it. */
+static int held = -1;
+static int commit(const char *tmpdir, const char *outdir, int force);
+
+/* An existing partition or an empty directory may be replaced. */
+static int replaceable(const char *dir)
+{
+	char *p = kfs_join(dir, "manifest");
+	struct stat st;
+	int yes = stat(p, &st) == 0;
+	free(p);
+	DIR *d = yes ? NULL : opendir(dir);
+	if (d) {
+		yes = 1;
+		for (struct dirent *e; (e = readdir(d));)
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				yes = 0;
+		closedir(d);
+	}
+	return yes;
+}
+
+int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len)
+{
+	size_t n = strlen(outdir);
+	while (n > 1 && outdir[n - 1] == '/')
+		outdir[--n] = 0;
+	struct stat st;
+	if (lstat(outdir, &st) == 0) {
+		if (!force) {
+			kerror("cannot create '%s': File exists (use --force to replace it)", outdir);
+			return KEXIT_IO;
+		}
+		if (S_ISDIR(st.st_mode) && !replaceable(outdir)) {
+			kerror("refusing to replace '%s': a directory that is not a kbfs partition", outdir);
+			return KEXIT_IO;
+		}
+	}
+	if (n + 16 > len) {
+		kerror("cannot create '%s': %s", outdir, strerror(ENAMETOOLONG));
+		return KEXIT_IO;
+	}
+	ktemp_sweep_stale(outdir);
+	snprintf(tmpdir, len, "%s.tmp.XXXXXX", outdir);
+	if (!mkdtemp(tmpdir)) {
+		kerror("cannot create '%s': %s", outdir, strerror(errno));
+		*tmpdir = 0;
+		return KEXIT_IO;
+	}
+	ktemp_register(tmpdir);
+	ktemp_release(held);
+	held = ktemp_hold(tmpdir); /* until it is in place: it is not a dead run's */
+	mode_t um = umask(0);
+	umask(um);
+	chmod(tmpdir, 0777 & ~um);
+	return 0;
+}
+
+int kpart_dir_commit(const char *tmpdir, const char *outdir, int force)
+{
+	int rc = kfs_sync_path(tmpdir);
+	if (!rc)
+		rc = commit(tmpdir, outdir, force);
+	if (!rc)
+		rc = kfs_sync_parent(outdir);
+	ktemp_release(held);
+	held = -1;
+	return rc;
+}
+
+/* Without force an outdir that appeared while we built (another kpart's)
+ * is never replaced: the rename itself refuses to. */
+static int commit(const char *tmpdir, const char *outdir, int force)
+{
+	struct stat st;
+	if (!force) {
+#ifdef RENAME_NOREPLACE
+		if (!renameat2(AT_FDCWD, tmpdir, AT_FDCWD, outdir, RENAME_NOREPLACE))
+			return 0;
+		if (errno != EINVAL && errno != ENOSYS) {
+			kerror("cannot create '%s': %s%s", outdir, strerror(errno),
+			       errno == EEXIST ? " (made meanwhile by another process; use --force to replace it)" : "");
+			return KEXIT_IO;
+		}
+#endif
+		if (!lstat(outdir, &st)) {
+			kerror("cannot create '%s': %s (made meanwhile by another process; use --force to replace it)",
+			       outdir, strerror(EEXIST));
+			return KEXIT_IO;
+		}
+	}
+	if (lstat(outdir, &st)) {
+		if (rename(tmpdir, outdir)) {
+			kerror("cannot rename '%s' to '%s': %s", tmpdir, outdir, strerror(errno));
+			return KEXIT_IO;
+		}
+		return 0;
+	}
+#ifdef RENAME_EXCHANGE
+	if (renameat2(AT_FDCWD, tmpdir, AT_FDCWD, outdir, RENAME_EXCHANGE) == 0) {
+		kfs_rmtree(tmpdir); /* the old one now */
+		return 0;
+	}
+#endif
+	size_t n = strlen(outdir) + 16;
+	char *old = kmalloc(n);
+	snprintf(old, n, "%s.old.XXXXXX", outdir);
+	int rc = KEXIT_IO;
+	if (!mkdtemp(old)) {
+		kerror("cannot replace '%s': %s", outdir, strerror(errno));
+	} else if (S_ISDIR(st.st_mode) ? rename(outdir, old) : unlink(outdir)) {
+		kerror("cannot replace '%s': %s", outdir, strerror(errno));
+		rmdir(old);
+	} else if (rename(tmpdir, outdir)) {
+		kerror("cannot rename '%s' to '%s': %s", tmpdir, outdir, strerror(errno));
+		if (S_ISDIR(st.st_mode) && rename(old, outdir))
+			kerror("the old '%s' is now '%s'", outdir, old);
+		rmdir(old);
+	} else {
+		rc = 0;
+		kfs_rmtree(old);
+	}
+	free(old);
+	return rc;
+}

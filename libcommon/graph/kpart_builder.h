@@ -1,0 +1,97 @@
+/*
+ * kpart_builder: the steps of a partition build (kpart(1)), for the kpart
+ * program's driver (cmd/kpart/kpart_build.c, which lists them) and the
+ * files that do them: kpart_input.c reads the edges and deals them out
+ * (passes 1 and 2), kpart_csc.c turns buckets into CSC and relabels,
+ * kpart_devbuild.c does the same on a kpart_device (kpart_dev.h).
+ * Not for other callers.
+ */
+#ifndef KPART_BUILDER_H
+#define KPART_BUILDER_H
+
+#include <stdint.h>
+
+#include "kcomm.h"
+#include "kedge.h"
+#include "kpart.h"
+#include "kpart_internal.h"
+
+/* n / d by multiplication (one correction step at most): fdiv_q in kpart_input.c */
+typedef struct fdiv {
+	uint64_t d, m;
+} fdiv;
+
+typedef struct plan {
+	kpart_grid g;
+	int R, C, RC, P, me;
+	fdiv fnb;
+	uint32_t *vi, *vj;  /* vertex block -> grid (i, j) of its owner */
+	int br, bc, rbits;  /* bits of a local row, column; residual */
+	int res64, idx64, off64_all;
+	uint64_t nbk, rmask, rowmask;
+} plan;
+
+/* One part being built (P(i,j)). */
+typedef struct part {
+	int p, i, j;
+	uint64_t E;       /* keys received */
+	uint64_t *bstart; /* nbk + 1 */
+	uint64_t *bfill;
+	void *res;        /* E residuals */
+	uint64_t *pre;    /* ncols: column counts before dedup */
+	kpart_block b;
+} part;
+
+/* The tuples this rank reads: a slice of a file or chunks held in memory. */
+typedef struct source {
+	kedge_reader *r;
+	uint64_t first, n;
+	unsigned char *mem;
+	int w;  /* id bytes */
+	int fd; /* a file: its own descriptor (pread from any thread), -1 if none */
+	uint64_t at, nv; /* the file's first tuple at byte at; ids below nv */
+	const char *name;
+} source;
+
+/* kpart_input.c */
+int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, int idbytes, uint64_t nv);
+void kpart_source_close(source *s);
+int kpart_slots(const plan *pl);
+int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S, uint64_t *selfloops);
+int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
+		const char *input);
+/* kpart_csc.c */
+void kpart_build_csc(const plan *pl, part *pt);
+/* The block of pt once its nnz rows are packed at the front of pt->res:
+ * rowidx (pt->res, shrunk), sizes, grid place; the buckets freed. */
+void kpart_csc_done(const plan *pl, part *pt, uint64_t nnz);
+void kpart_remap_csc(const plan *pl, kpart_block *b, const uint64_t *colperm, const uint64_t *rowperm);
+void kpart_degree_order(const uint64_t *deg, uint64_t nb, uint64_t *newpos);
+
+/* kpart_devbuild.c: steps 5 and 6 on a kpart_device (kpart_dev.h) */
+struct kpart_device;
+typedef struct kpart_devbuild {
+	struct kpart_device *d;
+	uint64_t *keys, *tmp; /* a part's deduplicated keys kept on the device, its sort buffer */
+	void *scratch;
+	uint64_t nkeys, cap;
+	int part;             /* whose keys (-1: none) */
+	uint64_t pieces;      /* pieces the CSCs were built in */
+	int finished;         /* parts whose relabelling and CSR the device made */
+	double seconds;       /* host time in these calls */
+	int fallback;         /* --engine auto: a part that does not fit is built on the host */
+	uint64_t on_host;     /* parts whose CSC the host built that way */
+} kpart_devbuild;
+/* The CSC of pt (as kpart_build_csc); keep: its keys may stay on the
+ * device for kpart_dev_finish.  0 or KEXIT_RESOURCE after kerror() when
+ * not even one bucket fits; -1 instead (nothing said, nothing changed)
+ * with db->fallback, for the host to build it. */
+int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep);
+/* With colperm and rowperm, the CSC renamed (as kpart_remap_csc); then
+ * b->rowptr and b->colidx, the CSR (as kpart_transpose).  0, or -1 when it
+ * does not fit the device: nothing changed, the host does it. */
+int kpart_dev_finish(const plan *pl, part *pt, kpart_devbuild *db, const uint64_t *colperm, const uint64_t *rowperm);
+/* Free what the device still holds. */
+void kpart_devbuild_drop(kpart_devbuild *db);
+
+#endif

@@ -1,0 +1,527 @@
+/*
+ * kpart_input.c: the builder's input (kpart_build.c steps 2-4): the trailer
+ * of a seekable edge file, dealing a stream out from rank 0, pass 1 (count
+ * every key into its part's bucket) and pass 2 (read again in rounds,
+ * exchange, drop each key into its bucket).
+ *
+ * Threads: a slice is cut into slots (contiguous ranges of tuples, a few
+ * per thread); each slot is read (pread(2) on the source's own descriptor),
+ * checksummed and counted by one thread, and the slots' CRCs are combined
+ * in order.  On one process pass 2 reads the same slots again and drops
+ * every key at the slot's own offsets in its bucket (pass 1 counted them
+ * per slot): no atomics, and each bucket holds its keys in file order.
+ */
+#include "kpart.h"
+#include "kpart_builder.h"
+#include "kedge.h"
+#include "kio.h"
+#include "klog.h"
+#include "kmem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { CHUNK = 1 << 18, BLK = 2048, PAR = 65536 };
+
+/* n / f.d (fdiv: kpart_internal.h) */
+static inline uint64_t fdiv_q(fdiv f, uint64_t n)
+{
+	uint64_t q = (uint64_t)(((unsigned __int128)n * f.m) >> 64);
+	while (n - q * f.d >= f.d)
+		q++;
+	return q;
+}
+
+typedef struct ends {
+	uint64_t lc, lr;
+	uint32_t i, j;
+} ends;
+
+static inline ends split(const plan *pl, uint64_t x)
+{
+	uint64_t b = fdiv_q(pl->fnb, x), off = x - b * pl->g.nb;
+	ends e = {.i = pl->vi[b], .j = pl->vj[b]};
+	e.lc = (uint64_t)e.i * pl->g.nb + off;
+	e.lr = (uint64_t)e.j * pl->g.nb + off;
+	return e;
+}
+
+/* The two stored entries of the edge {u, v}: their parts and keys. */
+static inline void entries(const plan *pl, uint64_t u, uint64_t v, uint32_t d[2], uint64_t key[2])
+{
+	ends a = split(pl, u), b = split(pl, v);
+	d[0] = b.i * (uint32_t)pl->C + a.j;
+	key[0] = a.lc << pl->br | b.lr;
+	d[1] = a.i * (uint32_t)pl->C + b.j;
+	key[1] = b.lc << pl->br | a.lr;
+}
+
+/* residual x at position pos of a bucket array of 64- or 32-bit entries */
+static inline void put_res(void *res, int r64, uint64_t pos, uint64_t x)
+{
+	if (r64)
+		((uint64_t *)res)[pos] = x;
+	else
+		((uint32_t *)res)[pos] = (uint32_t)x;
+}
+
+/* ---------------------------------------------------------------- source */
+
+/* The first problem met in a range of tuples (threads report nothing; the
+ * caller prints the earliest one, as a serial read would have). */
+typedef struct rerr {
+	uint64_t at, x; /* tuple of the slice, vertex */
+	int kind, err;  /* 0 none, 1 read error (errno err), 2 end of file, 3 vertex beyond nv */
+} rerr;
+
+int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, int idbytes, uint64_t nv)
+{
+	s->w = idbytes;
+	s->nv = nv;
+	s->name = kedge_name(s->r);
+	s->fd = open(input, O_RDONLY);
+	if (s->fd < 0) {
+		kerror("cannot open '%s': %s", input, strerror(errno));
+		return KEXIT_IO;
+	}
+	struct stat st;
+	if (fstat(s->fd, &st) || (uint64_t)st.st_size != size) {
+		kerror("'%s': the input changed while it was being read", input);
+		return KEXIT_DATA;
+	}
+	s->at = size - KPART_TRAILER_BYTES - ne * 2 * (uint64_t)idbytes;
+	return 0;
+}
+
+void kpart_source_close(source *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	free(s->mem);
+	s->mem = NULL;
+}
+
+/* Tuples [off, off+k) of the slice as bytes: in s->mem, or read into buf. */
+static const unsigned char *bytes_at(const source *s, uint64_t off, size_t k, unsigned char *buf, rerr *e)
+{
+	size_t rec = 2 * (size_t)s->w, n = k * rec, have = 0;
+	if (s->mem)
+		return s->mem + off * rec;
+	uint64_t at = s->at + (s->first + off) * rec;
+	while (have < n) {
+		ssize_t r = pread(s->fd, buf + have, n - have, (off_t)(at + have));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			*e = (rerr){.at = off, .kind = r < 0 ? 1 : 2, .err = errno};
+			return NULL;
+		}
+		have += (size_t)r;
+	}
+	return buf;
+}
+
+static inline uint64_t id_at(const unsigned char *p, int w, size_t k)
+{
+	return w == 4 ? kio_get32(p + 4 * k) : kio_get64(p + 8 * k);
+}
+
+/* a vertex beyond nv at tuple off: what kedge_read_at reports */
+static int check_ids(const source *s, uint64_t u, uint64_t v, uint64_t off, rerr *e)
+{
+	if (u < s->nv && v < s->nv)
+		return 0;
+	*e = (rerr){.at = off, .kind = 3, .x = u >= s->nv ? u : v};
+	return 1;
+}
+
+static int report(const source *s, const rerr *e)
+{
+	switch (e->kind) {
+	case 1:
+		kerror("cannot read '%s': %s", s->name, strerror(e->err));
+		return KEXIT_IO;
+	case 2:
+		kerror("'%s': truncated file (end of data inside the edge data)", s->name);
+		return KEXIT_DATA;
+	case 3:
+		kerror("'%s': edge %llu has vertex %llu, beyond the %llu vertices declared", s->name,
+		       (unsigned long long)(s->first + e->at), (unsigned long long)e->x, (unsigned long long)s->nv);
+		return KEXIT_DATA;
+	}
+	return 0;
+}
+
+/* Slots: a few per thread while their histograms stay small (8 M counters). */
+int kpart_slots(const plan *pl)
+{
+	size_t H = (size_t)pl->RC * pl->nbk, T = (size_t)kpart_nthreads(), m = 4;
+	while (m > 1 && m * T * H > ((size_t)1 << 23))
+		m /= 2;
+	return (int)(m * T);
+}
+
+/* first tuple of slot q of S */
+static inline uint64_t slot_first(const source *s, int q, int S)
+{
+	return (uint64_t)((unsigned __int128)s->n * (unsigned)q / (unsigned)S);
+}
+
+/* The earliest error of slots [0, S): slot q stops when an earlier one failed. */
+static int first_error(const source *s, const rerr *err, int S)
+{
+	for (int q = 0; q < S; q++)
+		if (err[q].kind)
+			return report(s, &err[q]);
+	return 0;
+}
+
+static void failed(int *stop, int q)
+{
+	int cur = __atomic_load_n(stop, __ATOMIC_RELAXED);
+	while (q < cur && !__atomic_compare_exchange_n(stop, &cur, q, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* ---------------------------------------------------------------- passes */
+
+/* Pass 1: bucket sizes of every key of the slice (and its CRC, self-loops).
+ * ht gets S histograms, one per slot (kpart_slots), hist their sum. */
+int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S, uint64_t *selfloops)
+{
+	size_t H = (size_t)pl->RC * pl->nbk, rec = 2 * (size_t)s->w;
+	uint32_t *qcrc = kcalloc((size_t)S, 4);
+	rerr *err = kcalloc((size_t)S, sizeof *err);
+	uint64_t sl = 0, nbk = pl->nbk;
+	int rb = pl->rbits, w = s->w, stop = S;
+#pragma omp parallel reduction(+ : sl) if (s->n > PAR)
+	{
+		unsigned char *buf = s->mem ? NULL : kmalloc((size_t)CHUNK * rec);
+#pragma omp for schedule(dynamic, 1)
+		for (int q = 0; q < S; q++) {
+			uint64_t *h = ht + (size_t)q * H, end = slot_first(s, q + 1, S);
+			uint32_t c = 0;
+			memset(h, 0, H * 8);
+			for (uint64_t off = slot_first(s, q, S); off < end; off += CHUNK) {
+				size_t k = end - off < CHUNK ? (size_t)(end - off) : CHUNK;
+				const unsigned char *p = __atomic_load_n(&stop, __ATOMIC_RELAXED) < q ? NULL
+						       : bytes_at(s, off, k, buf, &err[q]);
+				if (!p)
+					break;
+				if (crc)
+					c = kio_crc32(c, p, k * rec);
+				size_t e = 0;
+				for (; e < k; e++) {
+					uint64_t u = id_at(p, w, 2 * e), v = id_at(p, w, 2 * e + 1);
+					if (check_ids(s, u, v, off + e, &err[q]))
+						break;
+					if (u == v) {
+						sl++;
+						continue;
+					}
+					uint32_t d[2];
+					uint64_t key[2];
+					entries(pl, u, v, d, key);
+					h[d[0] * nbk + (key[0] >> rb)]++;
+					h[d[1] * nbk + (key[1] >> rb)]++;
+				}
+				if (e < k)
+					break;
+			}
+			if (err[q].kind)
+				failed(&stop, q);
+			qcrc[q] = c;
+		}
+		free(buf);
+	}
+	int rc = first_error(s, err, S);
+	if (crc)
+		for (int q = 0; q < S; q++)
+			*crc = kio_crc32_combine(*crc, qcrc[q], (slot_first(s, q + 1, S) - slot_first(s, q, S)) * rec);
+#pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
+	for (size_t x = 0; x < H; x++) {
+		uint64_t t = 0;
+		for (int q = 0; q < S; q++)
+			t += ht[(size_t)q * H + x];
+		hist[x] += t;
+	}
+	*selfloops = sl;
+	free(qcrc);
+	free(err);
+	return rc;
+}
+
+/* Drop keys of part pt into their buckets; -1 when a bucket overflows.
+ * Threads count their share of the keys per bucket (tc: kpart_nthreads()
+ * rows of nbk), take their offsets from the counts and write: every bucket
+ * gets the keys in the order one thread would give them.  Where there are
+ * many buckets for the keys (tc would cost more than the keys), an atomic
+ * fill counter per bucket (contention is rare then). */
+static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n, uint64_t *tc)
+{
+	int rb = pl->rbits, bad = 0, T = kpart_nthreads(), r64 = pl->res64;
+	uint64_t rmask = pl->rmask, nbk = pl->nbk, *fill = pt->bfill, *end = pt->bstart + 1;
+	void *res = pt->res;
+	if (T == 1 || n < PAR) {
+		for (size_t e = 0; e < n; e++) {
+			uint64_t b = keys[e] >> rb, pos = fill[b]++;
+			bad |= pos >= end[b];
+			put_res(res, r64, pos < end[b] ? pos : 0, keys[e] & rmask);
+		}
+		return bad ? -1 : 0;
+	}
+	if ((uint64_t)T * nbk * 2 > n) {
+#pragma omp parallel for schedule(static) reduction(| : bad)
+		for (size_t e = 0; e < n; e++) {
+			uint64_t key = keys[e], b = key >> rb, pos = __atomic_fetch_add(&fill[b], 1, __ATOMIC_RELAXED);
+			if (pos >= end[b]) {
+				bad = 1;
+				continue;
+			}
+			put_res(res, r64, pos, key & rmask);
+		}
+		return bad ? -1 : 0;
+	}
+#pragma omp parallel reduction(| : bad)
+	{
+#pragma omp for schedule(static)
+		for (int t = 0; t < T; t++) {
+			uint64_t *c = tc + (size_t)t * nbk;
+			memset(c, 0, (size_t)nbk * 8);
+			for (size_t e = n * (size_t)t / (size_t)T, z = n * (size_t)(t + 1) / (size_t)T; e < z; e++)
+				c[keys[e] >> rb]++;
+		}
+#pragma omp for schedule(static)
+		for (uint64_t b = 0; b < nbk; b++)
+			for (int t = 0; t < T; t++) {
+				uint64_t c = tc[(size_t)t * nbk + b];
+				tc[(size_t)t * nbk + b] = fill[b];
+				fill[b] += c;
+			}
+#pragma omp for schedule(static)
+		for (int t = 0; t < T; t++) {
+			uint64_t *c = tc + (size_t)t * nbk;
+			for (size_t e = n * (size_t)t / (size_t)T, z = n * (size_t)(t + 1) / (size_t)T; e < z; e++) {
+				uint64_t b = keys[e] >> rb, pos = c[b]++;
+				if (pos >= end[b]) {
+					bad = 1;
+					continue;
+				}
+				put_res(res, r64, pos, keys[e] & rmask);
+			}
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* Pass 2 on one process: every part is here.  Slot q's keys of bucket x
+ * go to [start, start + its pass-1 count), after slot q-1's. */
+static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int S, int *changed)
+{
+	size_t H = (size_t)pl->RC * pl->nbk, rec = 2 * (size_t)s->w;
+	uint64_t nbk = pl->nbk, rmask = pl->rmask;
+	int rb = pl->rbits, w = s->w, r64 = pl->res64, stop = S, bad = 0;
+	int lb = __builtin_ctzll(nbk);
+	/* counts to offsets: ht gets S + 1 rows, row S the buckets' ends */
+#pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
+	for (size_t x = 0; x < H; x++) {
+		uint64_t at = parts[x / nbk].bstart[x % nbk];
+		for (int q = 0; q < S; q++) {
+			uint64_t c = ht[(size_t)q * H + x];
+			ht[(size_t)q * H + x] = at;
+			at += c;
+		}
+		ht[(size_t)S * H + x] = at;
+	}
+	void **res = kmalloc(kmul((size_t)pl->RC, sizeof *res));
+	for (int p = 0; p < pl->RC; p++)
+		res[p] = parts[p].res;
+	rerr *err = kcalloc((size_t)S, sizeof *err);
+#pragma omp parallel reduction(| : bad) if (s->n > PAR)
+	{
+		unsigned char *buf = s->mem ? NULL : kmalloc((size_t)CHUNK * rec);
+		uint64_t *cur = kmalloc(kmul(H, 16)); /* position, end: one cache line */
+		uint64_t *xs = kmalloc((size_t)BLK * 16), *rs = kmalloc((size_t)BLK * 16);
+#pragma omp for schedule(dynamic, 1)
+		for (int q = 0; q < S; q++) {
+			uint64_t end = slot_first(s, q + 1, S);
+			for (size_t x = 0; x < H; x++) {
+				cur[2 * x] = ht[(size_t)q * H + x];
+				cur[2 * x + 1] = ht[(size_t)(q + 1) * H + x];
+			}
+			for (uint64_t off = slot_first(s, q, S); off < end; off += CHUNK) {
+				size_t k = end - off < CHUNK ? (size_t)(end - off) : CHUNK, e = 0;
+				const unsigned char *p = __atomic_load_n(&stop, __ATOMIC_RELAXED) < q ? NULL
+						       : bytes_at(s, off, k, buf, &err[q]);
+				if (!p)
+					break;
+				/* blocks: the keys made (bucket, residual), then dropped */
+				while (e < k) {
+					size_t n = 0, z = k - e < BLK ? k : e + BLK;
+					for (; e < z; e++) {
+						uint64_t u = id_at(p, w, 2 * e), v = id_at(p, w, 2 * e + 1);
+						if (check_ids(s, u, v, off + e, &err[q]))
+							break;
+						if (u == v)
+							continue;
+						uint32_t d[2];
+						uint64_t key[2];
+						entries(pl, u, v, d, key);
+						for (int j = 0; j < 2; j++) {
+							xs[n] = d[j] * nbk + (key[j] >> rb);
+							rs[n++] = key[j] & rmask;
+						}
+					}
+					for (size_t y = 0; y < n; y++) {
+						size_t x = xs[y];
+						uint64_t pos = cur[2 * x]++;
+						if (pos >= cur[2 * x + 1]) {
+							bad = 1;
+							continue;
+						}
+						put_res(res[x >> lb], r64, pos, rs[y]);
+					}
+					if (e < z)
+						break;
+				}
+				if (err[q].kind)
+					break;
+			}
+			if (err[q].kind)
+				failed(&stop, q);
+			else
+				for (size_t x = 0; x < H; x++)
+					bad |= cur[2 * x] != cur[2 * x + 1];
+		}
+		free(buf);
+		free(cur);
+		free(xs);
+		free(rs);
+	}
+	int rc = first_error(s, err, S);
+	for (int p = 0; p < pl->RC; p++) /* every bucket is full (or the input changed) */
+		memcpy(parts[p].bfill, parts[p].bstart + 1, (size_t)nbk * 8);
+	*changed |= bad;
+	free(res);
+	free(err);
+	return rc;
+}
+
+/* Pass 2: read the slice in rounds, exchange, drop.  parts[] are local;
+ * on one process (all of them) ht holds pass 1's S slot histograms and
+ * one row more. */
+int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
+		const char *input)
+{
+	int P = pl->P, w = s->w, T = kpart_nthreads(), rc = 0, changed = 0;
+	if (P == 1) {
+		rc = pass2_local(pl, s, parts, ht, S, &changed);
+		goto done;
+	}
+	uint64_t nmax = s->n;
+	kcomm_allreduce_u64(comm, &nmax, 1, KCOMM_MAX);
+	uint64_t nrounds = (nmax + round - 1) / round;
+	size_t rec = 2 * (size_t)w, rcap = 0;
+	unsigned char *raw = kmalloc(kmul((size_t)round, rec));
+	uint64_t *key = kmalloc(kmul((size_t)round, 16)), *sbuf = kmalloc(kmul((size_t)round, 16)), *rbuf = NULL;
+	uint64_t *tc = kmalloc(kmul((size_t)T, (size_t)pl->nbk * 8));
+	uint32_t *dest = kmalloc(kmul((size_t)round, 8));
+	/* per thread: keys made, then counts per destination turned offsets */
+	size_t *made = kcalloc((size_t)T, sizeof(size_t)), *tpos = kcalloc(kmul((size_t)T, (size_t)P), sizeof(size_t));
+	size_t *cnt = kcalloc((size_t)P * 4, sizeof(size_t)), *sd = cnt + P, *rcv = sd + P, *rd = rcv + P;
+	rerr *err = kcalloc((size_t)T, sizeof *err);
+	for (uint64_t r = 0; r < nrounds; r++) {
+		uint64_t off = r * round;
+		size_t k = off >= s->n ? 0 : (s->n - off < round ? (size_t)(s->n - off) : (size_t)round);
+		memset(err, 0, (size_t)T * sizeof *err);
+		/* read, keys: thread t takes tuples [k t / T, k (t+1) / T) */
+#pragma omp parallel for schedule(static) if (k > PAR)
+		for (int t = 0; t < T; t++) {
+			size_t e0 = k * (size_t)t / (size_t)T, z = k * (size_t)(t + 1) / (size_t)T, n = 2 * e0, e = 0;
+			size_t *c = tpos + (size_t)t * P;
+			memset(c, 0, (size_t)P * sizeof *c);
+			const unsigned char *p = e0 == z ? NULL : bytes_at(s, off + e0, z - e0, raw + e0 * rec, &err[t]);
+			for (; p && e < z - e0; e++) {
+				uint64_t u = id_at(p, w, 2 * e), v = id_at(p, w, 2 * e + 1);
+				if (check_ids(s, u, v, off + e0 + e, &err[t]))
+					break;
+				if (u == v)
+					continue;
+				entries(pl, u, v, dest + n, key + n);
+				c[dest[n]]++;
+				c[dest[n + 1]]++;
+				n += 2;
+			}
+			made[t] = n - 2 * e0;
+		}
+		for (int t = 0; t < T && !rc; t++)
+			if (err[t].kind)
+				rc = report(s, &err[t]);
+		if ((rc = kcomm_agree(comm, rc)))
+			break;
+		/* keys for this rank are dropped at once, the rest exchanged:
+		 * by destination, then thread */
+		size_t acc = 0;
+		for (int p = 0; p < P; p++) {
+			if (p == pl->me)
+				continue;
+			sd[p] = acc * 8;
+			for (int t = 0; t < T; t++) {
+				size_t c = tpos[(size_t)t * P + p];
+				tpos[(size_t)t * P + p] = acc;
+				acc += c;
+			}
+			cnt[p] = acc * 8 - sd[p];
+		}
+		size_t mine = acc;
+		for (int t = 0; t < T; t++) {
+			size_t c = tpos[(size_t)t * P + pl->me];
+			tpos[(size_t)t * P + pl->me] = acc;
+			acc += c;
+		}
+		cnt[pl->me] = 0;
+		sd[pl->me] = mine * 8;
+#pragma omp parallel for schedule(static) if (k > PAR)
+		for (int t = 0; t < T; t++) {
+			size_t *c = tpos + (size_t)t * P;
+			for (size_t e = 2 * (k * (size_t)t / (size_t)T), z = e + made[t]; e < z; e++)
+				sbuf[c[dest[e]]++] = key[e];
+		}
+		changed |= drop(pl, &parts[0], sbuf + mine, acc - mine, tc);
+		kcomm_alltoall(comm, cnt, sizeof(size_t), rcv);
+		size_t tot = 0;
+		for (int p = 0; p < P; p++) {
+			rd[p] = tot;
+			tot += rcv[p];
+		}
+		if (tot > rcap) {
+			rcap = tot + tot / 8;
+			rbuf = krealloc(rbuf, rcap);
+		}
+		kcomm_alltoallv(comm, sbuf, cnt, sd, rbuf, rcv, rd);
+		changed |= drop(pl, &parts[0], rbuf, tot / 8, tc);
+	}
+	for (uint64_t b = 0; b < pl->nbk && !rc; b++)
+		changed |= parts[0].bfill[b] != parts[0].bstart[b + 1];
+	free(raw);
+	free(key);
+	free(dest);
+	free(sbuf);
+	free(rbuf);
+	free(tc);
+	free(made);
+	free(tpos);
+	free(cnt);
+	free(err);
+done:
+	if (!rc && changed) {
+		kerror("'%s': the input changed while it was being read", input);
+		rc = KEXIT_DATA;
+	}
+	return rc;
+}
