@@ -109,7 +109,7 @@ KBUILD := build/kbuild.h
 FLAGS_STAMP := build/flags.stamp
 FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS) MPI=$(MPI) CUDA=$(CUDA) NCCL=$(NCCL) $(NVCC) $(NVCCFLAGS)
 
-.PHONY: all clean test test-gpu gpu-tests units demo bench install install-files deps check-deps valgrind-deps FORCE
+.PHONY: all clean test test-gpu gpu-tests units demo bench install install-files deps check-deps test-deps valgrind-deps FORCE
 all: $(PROGS)
 
 # rebuild everything when the flags change
@@ -190,7 +190,7 @@ VALGRIND ?= 0
 VALGRIND_EXEC := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
 	--suppressions=$(CURDIR)/tests/san/valgrind.supp --log-file=$(CURDIR)/tests/out/valgrind/%p.log
 
-test: check-deps $(if $(filter 1,$(VALGRIND)),valgrind-deps)
+test: test-deps $(if $(filter 1,$(VALGRIND)),valgrind-deps)
 	@$(MAKE) --no-print-directory all units
 ifeq ($(VALGRIND),1)
 ifeq ($(SAN),1)
@@ -203,6 +203,10 @@ endif
 
 valgrind-deps:
 	@sh share/kbfs-deps.sh valgrind
+
+# what the tests need besides the build's packages (groff for t0031)
+test-deps: check-deps
+	@sh share/kbfs-deps.sh test
 
 test-gpu: check-deps
 	@$(MAKE) --no-print-directory all units gpu-tests

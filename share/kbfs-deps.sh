@@ -1,9 +1,9 @@
 #!/bin/sh
-# kbfs-deps.sh [fuzz|valgrind]: make sure the build and test dependencies
-# are present (and clang with libFuzzer for `make fuzz`, valgrind for
-# `make test VALGRIND=1`).  On Debian/Ubuntu as root, installs what is
-# missing (apt-get update once); otherwise prints the exact command to run
-# and exits 1.
+# kbfs-deps.sh [test|fuzz|valgrind]: make sure the build dependencies are
+# present (and groff for `make test`, which lints the man pages; clang with
+# libFuzzer for `make fuzz`, valgrind for `make test VALGRIND=1`).  On
+# Debian/Ubuntu as root, installs what is missing (apt-get update once);
+# otherwise prints the exact command to run and exits 1.
 missing=""
 need() { # need PACKAGE TEST...
 	pkg=$1
@@ -18,6 +18,9 @@ need openmpi-bin sh -c 'command -v mpirun'
 need zlib1g-dev test -f /usr/include/zlib.h
 need perl sh -c 'command -v prove'
 case "${1:-}" in
+test)
+	need groff-base sh -c 'command -v groff'
+	;;
 fuzz) need clang sh -c 'command -v clang' ;;
 valgrind) need valgrind sh -c 'command -v valgrind' ;;
 esac
