@@ -204,7 +204,8 @@ endif
 valgrind-deps:
 	@sh share/kbfs-deps.sh valgrind
 
-# what the tests need besides the build's packages (groff for t0031)
+# what the tests need besides the build's packages (groff for t0031, a
+# python3 that runs for the JSON and SVG checks)
 test-deps: check-deps
 	@sh share/kbfs-deps.sh test
 

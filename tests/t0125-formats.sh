@@ -3,6 +3,7 @@
 # DIMACS .gr/.col and gapbs .sg/.wsg/.el imported; kstat on every format kgen
 # reads; a binary file where text is expected is called a binary file.
 . "$(dirname "$0")/lib.sh"
+need_python
 I=$FIX/import
 
 # ---- an edge file is an input like any other ----

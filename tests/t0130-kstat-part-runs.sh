@@ -2,6 +2,7 @@
 # kstat on partitions (per-rank table, JSON, heat map) and on kbfs run reports.
 . "$(dirname "$0")/lib.sh"
 need_mpi
+need_python
 kgen -s 12 -o "$T/g.kg"
 kpart -q -R 2 -C 3 -o "$T/g.2x3" "$T/g.kg"
 run_ok "kstat DIR" kstat "$T/g.2x3"

@@ -3,6 +3,7 @@
 # and a grid or from an edge file's header, on any machine (no GPU, nothing
 # built): upper estimates that hold against the partitions kpart builds.
 . "$(dirname "$0")/lib.sh"
+need_python
 # jget FILE KEY: a number from a JSON object
 jget() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 

@@ -5,6 +5,7 @@
 # usage and I/O errors give the documented codes with one line.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/lib-trees.sh"
+need_python
 
 command -v kvalidate >/dev/null || skip_all "bin/kvalidate not built"
 
