@@ -183,6 +183,46 @@ static void json_root(kjson_writer *w, const kbfs_run *r, size_t k)
 	kjson_end_object(w);
 }
 
+/* The last part of a path ("-" and "" stay as they are). */
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s && s[1] ? s + 1 : path;
+}
+
+/* "graph": which graph was searched, so runs of different graphs are never
+ * taken for one (kstat --svg draws a series per graph): kind ("kronecker"
+ * or "import"), name (the generator's parameters, or the imported file's
+ * name), and the edge file and its CRC-32 as the manifest records them. */
+static void json_graph(kjson_writer *w, const kbfs_run *r)
+{
+	const kpart_block *b = r->b;
+	kpart_manifest m;
+	int have = !kpart_manifest_read(r->dir, &m);
+	const char *source = have ? kpart_manifest_get(&m, "source") : NULL;
+	const char *origin = have ? kpart_manifest_get(&m, "source_origin") : NULL;
+	const char *crc = have ? kpart_manifest_get(&m, "source_crc32") : NULL;
+	char name[256];
+	if (b->scale > 0 && (b->seed1 != 2 || b->seed2 != 3))
+		snprintf(name, sizeof name, "Kronecker scale %d, edgefactor %llu, seeds %llu %llu", b->scale,
+			 (unsigned long long)b->edgefactor, (unsigned long long)b->seed1, (unsigned long long)b->seed2);
+	else if (b->scale > 0)
+		snprintf(name, sizeof name, "Kronecker scale %d, edgefactor %llu", b->scale,
+			 (unsigned long long)b->edgefactor);
+	else
+		snprintf(name, sizeof name, "%s",
+			 base_name(origin && strcmp(origin, "-") ? origin : source && strcmp(source, "-") ? source : r->dir));
+	kjson_key(w, "graph");
+	kjson_begin_object(w);
+	kjson_kv_string(w, "kind", b->scale > 0 ? "kronecker" : "import");
+	kjson_kv_string(w, "name", name);
+	kjson_kv_string(w, "source", source); /* NULL: null */
+	kjson_kv_string(w, "source_crc32", crc);
+	kjson_end_object(w);
+	if (have)
+		kpart_manifest_free(&m);
+}
+
 static void json_head(kjson_writer *w, const kbfs_run *r)
 {
 	const kbfs_opts *o = r->o;
@@ -237,6 +277,7 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_uint(w, b->seed2);
 	kjson_end_array(w);
 	kjson_kv_string(w, "relabel", kpart_relabel_name(b->relabel));
+	json_graph(w, r);
 	kjson_key(w, "options");
 	kjson_begin_object(w);
 	kjson_kv_string(w, "direction", kbfs_dir_name(o->algo.direction));

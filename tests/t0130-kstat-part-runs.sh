@@ -36,9 +36,35 @@ is "$(sed -n 's/.*<title>Levels of root \([0-9]*\), the median time of 8.*/\1/p'
 run_ok "kstat --svg on two runs (TEPS against ranks)" kstat --svg "$T/sc.svg" "$T/r1.json" "$T/r2.json"
 ok "scaling SVG is well-formed" python3 -c "import xml.dom.minidom; xml.dom.minidom.parse('$T/sc.svg')"
 ok "scaling: each point labelled with its grid" sh -c "grep -q '>1x1</text>' '$T/sc.svg' && grep -q '>1x2</text>' '$T/sc.svg'"
+ok "scaling: one graph, one series (Kronecker scale 12)" \
+	sh -c "grep -c '>Kronecker scale 12, edgefactor 16, best grid</text>' '$T/sc.svg' | grep -qx 1"
+# an imported graph of the same scale (ceil(log2 nv) = 12): its own series,
+# never merged with the Kronecker graph's
+kgen -q --from "$T/g.kg" -f text -o "$T/real.txt"
+kgen -q --from "$T/real.txt" -o "$T/real.kg"
+kpart -q -R 1 -C 1 -o "$T/real.1x1" "$T/real.kg"
+MPIRUN 1 kbfs -q --threads 1 -n 8 --json "$T/rr.json" "$T/real.1x1" >/dev/null
+is "$(python3 -c "import json; d=json.load(open('$T/rr.json')); g=d['graph']; print(d['scale'], g['kind'], g['name'], g['source_crc32'] == open('$T/real.1x1/manifest').read().split('source_crc32 = ')[1].split()[0])")" \
+	"12 import real.txt True" "the record names the graph: kind, the imported file, the edge file's CRC"
+is "$(python3 -c "import json; g=json.load(open('$T/r1.json'))['graph']; print(g['kind'], g['name'])")" \
+	"kronecker Kronecker scale 12, edgefactor 16" "... and a generated graph by its parameters"
+run_ok "kstat --svg on a Kronecker and a real graph of one scale" kstat --svg "$T/sc2.svg" "$T/r1.json" "$T/r2.json" "$T/rr.json"
+is "$(grep -o '>[^<]*best grid</text>' "$T/sc2.svg" | sort | tr '\n' ';')" \
+	">Kronecker scale 12, edgefactor 16, best grid</text>;>real.txt (scale 12), best grid</text>;" \
+	"... two series, one per graph, each named"
+# two imported files of one name that differ: told apart by their CRC
+mkdir "$T/other"
+head -n 20000 "$T/real.txt" >"$T/other/real.txt"
+kgen -q --from "$T/other/real.txt" -o "$T/other/real.kg"
+kpart -q -R 1 -C 1 -o "$T/other/real.1x1" "$T/other/real.kg"
+MPIRUN 1 kbfs -q --threads 1 -n 4 --json "$T/ro.json" "$T/other/real.1x1" >/dev/null
+kstat --svg "$T/sc3.svg" "$T/rr.json" "$T/ro.json" >/dev/null
+is "$(grep -c '>real.txt (scale 12) \[crc32 [0-9a-f]\{8\}\], best grid</text>' "$T/sc3.svg")" 2 \
+	"two graphs of one name: two series, each with its CRC"
 run_ok "kstat --json on two runs" kstat --json "$T/r1.json" "$T/r2.json"
 ok "JSON array of two runs with TEPS" python3 -c "
-import json; d=json.load(open('$T/out')); assert len(d)==2 and d[0]['harmonic_mean_teps']>0 and d[1]['ranks']==2, d"
+import json; d=json.load(open('$T/out')); assert len(d)==2 and d[0]['harmonic_mean_teps']>0 and d[1]['ranks']==2, d
+assert d[0]['graph'] == 'Kronecker scale 12, edgefactor 16', d"
 echo '{"program": "other", "roots": []}' >"$T/other.json"
 must_fail 1 "a JSON document that is not a kbfs run" kstat "$T/other.json"
 printf '{"program": "kbfs", "roots": [' >"$T/trunc.json"
