@@ -278,6 +278,14 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_end_array(w);
 	kjson_kv_string(w, "relabel", kpart_relabel_name(b->relabel));
 	json_graph(w, r);
+	if (r->comp) {
+		/* --roots-from largest: the search that found the component */
+		kjson_key(w, "roots_component");
+		kjson_begin_object(w);
+		kjson_kv_uint(w, "from", r->comp_from);
+		kjson_kv_uint(w, "vertices", r->comp_size);
+		kjson_end_object(w);
+	}
 	kjson_key(w, "options");
 	kjson_begin_object(w);
 	kjson_kv_string(w, "direction", kbfs_dir_name(o->algo.direction));
@@ -289,6 +297,7 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_kv_bool(w, "validate", o->validate);
 	kjson_kv_string(w, "validator", !o->validate ? "none" : r->eng.tree_check ? "device" : "host");
 	kjson_kv_bool(w, "warmup", o->warmup);
+	kjson_kv_string(w, "roots_from", o->nroots_given || o->roots_file ? "given" : kbfs_roots_from_names[o->roots_from]);
 	kjson_kv_string(w, "transport", kbfs_transport_names[o->transport]);
 	if (r->dev)
 		r->dev->json_options(r->dev, w);
@@ -325,6 +334,8 @@ int kbfs_write_json(kbfs_run *r)
 		bad += r->o->validate && !r->res[k].valid;
 	kjson_kv_string(w, "validation", !r->o->validate ? "skipped" : bad ? "failed" : "passed");
 	kjson_kv_uint(w, "failed", bad);
+	kjson_kv_uint(w, "largest_reached", (uint64_t)r->largest_reached);
+	kjson_kv_uint(w, "small_component_roots", r->small_roots);
 	kjson_end_object(w);
 	kjson_end_object(w);
 	if (kjson_writer_free(w)) {

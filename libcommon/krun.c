@@ -52,7 +52,8 @@ static int check_figures(const char *path, const kjson_value *doc)
 		}
 		if ((key = bad_number(rt, "time", 0, 0, HUGE_VAL, why, sizeof why)) ||
 		    (key = bad_number(rt, "nedge", 0, 0, HUGE_VAL, why, sizeof why)) ||
-		    (key = bad_number(rt, "validate_time", 0, 0, HUGE_VAL, why, sizeof why))) {
+		    (key = bad_number(rt, "validate_time", 0, 0, HUGE_VAL, why, sizeof why)) ||
+		    (key = bad_number(rt, "reached", 1, 0, 0x1p63, why, sizeof why))) {
 			kerror("'%s': root %zu: \"%s\" %s", path, k, key, why);
 			return KEXIT_DATA;
 		}
@@ -151,6 +152,20 @@ static size_t root_arrays(const krun *r, double **time, double **nedge, double *
 	return n;
 }
 
+/* Roots whose search reached far fewer vertices than the widest
+ * (kstat_small_searches on each root's "reached"). */
+static size_t small_searches(const krun *r, double *largest)
+{
+	const kjson_value *roots = kjson_get(r->doc, "roots");
+	size_t n = kjson_len(roots);
+	double *reached = kmalloc((n + 1) * sizeof *reached);
+	for (size_t k = 0; k < n; k++)
+		reached[k] = num(kjson_at(roots, k), "reached");
+	size_t small = kstat_small_searches(reached, n, largest);
+	free(reached);
+	return small;
+}
+
 int krun_print_block(FILE *fp, const krun *r)
 {
 	double *t, *ne, *vt;
@@ -174,6 +189,12 @@ int krun_print_block(FILE *fp, const krun *r)
 		.validate_time = vt,
 	};
 	kstat_print_block(fp, &run);
+	double largest;
+	size_t small = small_searches(r, &largest);
+	char warn[512];
+	kstat_small_warning(warn, sizeof warn, small, n, largest);
+	if (*warn)
+		kwarn("'%s': %s", r->path, warn);
 	free(t);
 	free(ne);
 	free(vt);
@@ -207,6 +228,10 @@ int krun_print_json(FILE *fp, const krun *runs, size_t nr)
 		kjson_kv_double(w, "harmonic_mean_teps", tp.harmonic_mean);
 		kjson_kv_double(w, "harmonic_stddev_teps", tp.harmonic_stddev);
 		kjson_kv_bool(w, "validated", vt != NULL);
+		double largest;
+		size_t small = small_searches(&runs[i], &largest);
+		kjson_kv_uint(w, "largest_reached", (uint64_t)largest);
+		kjson_kv_uint(w, "small_component_roots", small);
 		kjson_end_object(w);
 		free(t);
 		free(ne);
