@@ -22,22 +22,22 @@ void kgpu_opts_default(kgpu_opts *o)
 	kgpu_opts_base(o);
 }
 
+/* the names of enum kgpu_kernel, as kgpu_device.cu has them (an entry
+ * missing here was a NULL strcmp met: kbfs --kernel edge crashed) */
+static const char *const kernel_names[] = {"lb", "merrill", "vertex", "vbfs", "edge"};
+_Static_assert(sizeof kernel_names / sizeof kernel_names[0] == KGPU_K_COUNT, "a name per enum kgpu_kernel");
+
 int kgpu_kernel_parse(const char *name)
 {
-	static const char *const names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs"};
 	for (int k = 0; k < KGPU_K_COUNT; k++)
-		if (name && strcmp(name, names[k]) == 0)
+		if (name && strcmp(name, kernel_names[k]) == 0)
 			return k;
 	return -1;
 }
 
-const char *kgpu_kernel_name(int kernel)
-{
-	static const char *const names[KGPU_K_COUNT] = {"lb", "merrill", "vertex", "vbfs"};
-	return kernel >= 0 && kernel < KGPU_K_COUNT ? names[kernel] : "?";
-}
+const char *kgpu_kernel_name(int kernel) { return kernel >= 0 && kernel < KGPU_K_COUNT ? kernel_names[kernel] : "?"; }
 
-const char *kgpu_kernel_names(void) { return "lb, merrill, vertex, vbfs"; }
+const char *kgpu_kernel_names(void) { return "lb, merrill, vertex, vbfs, edge"; }
 
 int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 {
