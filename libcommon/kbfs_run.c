@@ -67,8 +67,10 @@ static int pick_engine(kbfs_run *r)
 		snprintf(why, sizeof why, "no GPU visible on %llu of the %d ranks", (unsigned long long)without, r->size);
 	const char *nogpu = !dev || !dev->built ? "this build has no CUDA engine" : !ngpu ? why : NULL;
 	int kind = o->engine;
-	if (kind == KBFS_ENGINE_AUTO)
+	if (kind == KBFS_ENGINE_AUTO) {
 		kind = nogpu ? KBFS_ENGINE_CPU : KBFS_ENGINE_CUDA;
+		kcomm_warn_unbuilt_gpu(r->world, dev && dev->built);
+	}
 	if (kind == KBFS_ENGINE_CPU && o->validate && o->validator == KBFS_VAL_DEVICE) {
 		/* --engine cpu --validator device is refused by the option parser;
 		 * here auto fell back to the CPU engine */

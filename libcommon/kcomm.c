@@ -546,3 +546,17 @@ void kcomm_device_why(kcomm *c, int built, int sees, char *why, size_t len)
 	else if (len)
 		*why = 0;
 }
+
+void kcomm_warn_unbuilt_gpu(kcomm *c, int built)
+{
+	static int said;
+	const char *node = getenv("KBFS_TEST_GPU_NODE");
+	if (!node || !*node)
+		node = "/dev/nvidia0";
+	if (built || said || kcomm_rank(c) != 0 || access(node, F_OK))
+		return;
+	said = 1;
+	kwarn("this build has no CUDA engine, but this machine has a GPU (%s): the CPU engine runs; "
+	      "rebuild with make CUDA=1",
+	      node);
+}

@@ -36,6 +36,11 @@ const char *kcomm_host(void);
  * it (built) and every rank sees a device (sees), else the reason ("this
  * build has no CUDA engine", "no GPU visible on 2 of the 4 ranks"). */
 void kcomm_device_why(kcomm *c, int built, int sees, char *why, size_t len);
+/* --engine auto in a build without the CUDA engine (built 0) on a machine
+ * that has an NVIDIA GPU (/dev/nvidia0, or the file KBFS_TEST_GPU_NODE
+ * names): rank 0 warns, once, that the CPU engine runs where the GPU could
+ * (a build made where no GPU was visible, without CUDA=1). */
+void kcomm_warn_unbuilt_gpu(kcomm *c, int built);
 /* Node-local rank (ranks sharing this host), for choosing a GPU. */
 int kcomm_local_rank(void);
 /* Whether to show progress on stderr: it is a terminal (kio_progress_ok),

@@ -57,6 +57,8 @@ static int pick_engine(kcomm *world, const kgenrun_opts *o, int *on_dev)
 	char why[96];
 	kcomm_device_why(world, d && d->built, d && d->built && d->count() > 0, why, sizeof why);
 	*on_dev = o->engine == KBFS_ENGINE_CUDA || (o->engine == KBFS_ENGINE_AUTO && !*why);
+	if (o->engine == KBFS_ENGINE_AUTO)
+		kcomm_warn_unbuilt_gpu(world, d && d->built);
 	if (*on_dev && *why) {
 		if (rank == 0)
 			kerror("--engine cuda: %s: use --engine cpu", why);

@@ -347,6 +347,7 @@ static int pick_engine(kcomm *comm, const kpart_opts *o, kpart_devbuild *db, con
 	char why[96];
 	kcomm_device_why(comm, d && d->built, d && d->built && d->count() > 0, why, sizeof why);
 	if (*why && o->engine == KBFS_ENGINE_AUTO) {
+		kcomm_warn_unbuilt_gpu(comm, d && d->built);
 		if (me == 0)
 			kinfo("engine cpu (%s)", why);
 		return 0;
