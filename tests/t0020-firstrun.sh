@@ -52,6 +52,29 @@ is "$?" 0 "share/demo.sh runs"
 ok "the demo prints its commands, PATH first" sh -c "head -1 '$T/err' | grep -q 'export PATH='"
 ok "the demo leaves its files in DEMO_DIR" test -s "$T/demo/run.json"
 ok "... and nothing in TMPDIR" sh -c "! ls -A '$T/tmp' | grep -q ."
+ok "... and prints the redirections with the commands, as typed" \
+	sh -c "grep -q -- '^+ mpirun .* --depth-out - $T/demo/g.2x2 >$T/demo/depths.txt\$' '$T/err' &&
+		grep -q -- '^+ kstat --svg .* >/dev/null\$' '$T/err'"
+# the installed demo: the programs on PATH, its files in ./kbfs-demo, the
+# install tree left as it was
+if env -u MAKEFLAGS -u MFLAGS make -s -C "$TOP" install-files PREFIX=/usr DESTDIR="$T/stage" >/dev/null 2>&1; then
+	chmod -R a+rX "$T/stage"
+	tree() { (cd "$T/stage" && find . -exec ls -ld --time-style=+%s {} + | sort -k 9 | md5sum); }
+	before=$(tree)
+	mkdir "$T/cwd" && chmod 777 "$T/cwd"
+	(cd "$T/cwd" && as_user env PATH="$T/stage/usr/bin:$PATH" DEMO_SCALE=10 sh "$T/stage/usr/share/kbfs/demo.sh") >"$T/out" 2>"$T/err"
+	is "$?" 0 "the installed demo.sh runs from another directory"
+	ok "... writes ./kbfs-demo there" test -s "$T/cwd/kbfs-demo/run.json" -a -s "$T/cwd/kbfs-demo/depths.txt"
+	is "$(tree)" "$before" "... and nothing in the install tree"
+	(cd "$T/cwd" && as_user env PATH="$T/stage/usr/bin:$PATH" DEMO_SCALE=10 sh "$T/stage/usr/share/kbfs/demo.sh") >"$T/out" 2>"$T/err"
+	is "$?" 0 "... a second run replaces its own kbfs-demo"
+	mkdir "$T/cwd2" "$T/cwd2/kbfs-demo" && touch "$T/cwd2/kbfs-demo/mine" && chmod -R 777 "$T/cwd2"
+	(cd "$T/cwd2" && as_user env PATH="$T/stage/usr/bin:$PATH" DEMO_SCALE=10 sh "$T/stage/usr/share/kbfs/demo.sh") >"$T/out" 2>"$T/err"
+	is "$? $(wc -l <"$T/err")" "3 1" "... but refuses, in one line, a kbfs-demo that is not an earlier demo's"
+	ok "... and leaves it alone" test -f "$T/cwd2/kbfs-demo/mine"
+else
+	ok "make install-files" false
+fi
 
 # the Slurm example, srun standing in as mpirun -np $SLURM_NTASKS
 mkdir -p "$T/sb/bin"
