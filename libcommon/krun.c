@@ -243,6 +243,15 @@ int krun_print_json(FILE *fp, const krun *runs, size_t nr)
 
 static const char *const phases[] = {"expand", "local", "fold", "update", "sv", "allreduce"};
 enum { NPH = 6 };
+/* The legend says what each phase is (kbfs(1), The algorithm). */
+static const char *const phase_legend[NPH] = {
+	"expand: frontier gathered in the grid column",
+	"local: this rank's scan of its edges",
+	"fold: found vertices sent to their owners",
+	"update: owners keep the new frontier",
+	"sv: visited bits shared along the grid row",
+	"allreduce: the level's counts summed",
+};
 
 /* The index of the root whose time is the median (the lower of two). */
 static size_t median_root(const kjson_value *roots)
@@ -290,8 +299,8 @@ static int breakdown(FILE *fp, const krun *r)
 	char title[512];
 	snprintf(title, sizeof title, "Levels of root %.0f, the median time of %zu (%s)", num(rt, "root"), nroots,
 		 r->path);
-	int rc = ksvg_stacked(fp, title, "BFS level and direction (TD top-down, BU bottom-up)", "time (ms)", nlev,
-			      (const char *const *)labels, NPH, phases, v);
+	int rc = ksvg_stacked(fp, title, "BFS level and direction (TD top-down, BU bottom-up)", "time on rank 0 (ms)",
+			      nlev, (const char *const *)labels, NPH, phase_legend, v);
 	for (size_t l = 0; l < nlev; l++)
 		free(labels[l]);
 	free(labels);

@@ -15,6 +15,10 @@ import json; d=json.load(open('$T/out')); assert len(d['ranks'])==6
 assert sum(r['nnz'] for r in d['ranks'])==d['nnz'], d"
 run_ok "kstat --svg DIR" kstat --svg "$T/hm.svg" "$T/g.2x3"
 ok "heat map SVG is well-formed" python3 -c "import xml.dom.minidom; xml.dom.minidom.parse('$T/hm.svg')"
+imb=$(kstat "$T/g.2x3" | sed -n 's/^edge imbalance (max\/mean nnz): //p')
+is "$(sed -n 's/.*<title>Adjacency entries per rank (an edge is two) of .* (2 x 3), largest\/mean \([0-9.]*\)<\/title>.*/\1/p' "$T/hm.svg")" \
+	"$(printf '%.3g' "$imb")" "heat map: titled adjacency entries (not edges), with kstat's imbalance"
+ok "... its colour bar labelled, from 0" sh -c "grep -q '>adjacency entries per rank</text>' '$T/hm.svg' && grep -q '>0</text>' '$T/hm.svg'"
 must_fail 1 "a directory without a manifest is not a partition" kstat "$T"
 stderr_has "manifest" "names the missing manifest"
 
@@ -27,6 +31,8 @@ run_ok "kstat RUN.json" kstat "$T/r1.json"
 ok "the block equals the one kbfs printed" cmp -s "$T/out" "$T/block1"
 run_ok "kstat --svg on one run (per-level breakdown)" kstat --svg "$T/lv.svg" "$T/r1.json"
 ok "breakdown SVG is well-formed and names the phases" sh -c "python3 -c \"import xml.dom.minidom; xml.dom.minidom.parse('$T/lv.svg')\" && grep -q expand '$T/lv.svg'"
+is "$(grep -o '>[a-z]*: [^<]*</text>' "$T/lv.svg" | sed 's/^>\([a-z]*\):.*/\1/' | sort | tr '\n' ' ')" \
+	"allreduce expand fold local sv update " "... each phase explained in the legend (\"sv: visited bits shared ...\")"
 # one search: the root of median time, each level's bar labelled with its direction
 med=$(python3 -c "
 import json; r=json.load(open('$T/r1.json'))['roots']; r=sorted(r, key=lambda x: x['time'])[(len(r)-1)//2]
