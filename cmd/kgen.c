@@ -17,7 +17,7 @@ static _Noreturn void usage(FILE *fp, int status)
 {
 	fprintf(fp,
 		"Usage: kgen -s SCALE [-e EDGEFACTOR] [--seed1 N] [--seed2 N] [--g500-version 3|2]\n"
-		"            [--engine cpu|cuda|auto] [-f kedge|text|g500|g500v2] [-z] [-o FILE|-]\n"
+		"            [--engine cpu|cuda|auto] [-f FORMAT] [-z] [-o FILE|-]\n"
 		"       kgen --from FILE [--import-format F] [--map FILE]\n"
 		"            [--skip-bad] [-f FORMAT] [-z] [-o FILE|-]\n"
 		"       mpirun -np P kgen -s SCALE ...   (ranks share the generation)\n"
@@ -42,7 +42,8 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --map FILE         with --from: write 'internal original' id lines to FILE\n"
 		"      --skip-bad         with --from: skip malformed lines instead of stopping\n"
 		"  -f, --format F         kedge (default), text ('u v' lines), g500 (12-byte\n"
-		"                         reference 3.x layout), g500v2 (16-byte 2.x layout)\n"
+		"                         reference 3.x layout), g500v2 (16-byte 2.x layout),\n"
+		"                         mtx (Matrix Market, symmetric), sg (gapbs, undirected)\n"
 		"  -z, --compress         deflate the kedge payload\n"
 		"  -o, --output FILE      output file (default '-': standard output)\n"
 		"      --force            write binary data even to a terminal\n");

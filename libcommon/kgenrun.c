@@ -287,6 +287,10 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 			info.ne = r.ne;
 			info.flags = KEDGE_F_UNDIRECTED;
 			info.prov = kedge_prov_make(o->argc, o->argv, extra);
+			if (r.map && (o->format == KFMT_MTX || o->format == KFMT_SG))
+				knote("'%s' has vertex ids of its own: the %s file numbers the vertices %s (--map FILE "
+				      "writes which is which)",
+				      o->from, kfmt_names[o->format], o->format == KFMT_MTX ? "1..nv" : "0..nv-1");
 			ksink *sink;
 			rc = ksink_open(o->out, o->format, o->force, o->compress, &info, r.map, &sink);
 			free(info.prov);

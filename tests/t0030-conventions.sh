@@ -20,7 +20,7 @@ comp() {
 		_ "$TOP/share/bash-completion/kbfs" "$@"
 }
 is "$(comp kgen --imp)" "--import-format" "kgen --imp<TAB>"
-is "$(comp kgen -f '')" "kedge text g500 g500v2" "kgen -f <TAB>: the output formats"
+is "$(comp kgen -f '')" "kedge text g500 g500v2 mtx sg" "kgen -f <TAB>: the output formats"
 is "$(comp kbfs --direction b)" "bottom-up" "kbfs --direction b<TAB>"
 is "$(comp kpart --relabel '')" "degree none" "kpart --relabel <TAB>"
 for p in $PROGS; do
