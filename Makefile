@@ -1,6 +1,7 @@
 # kbfs — breadth-first search on huge graphs across many GPUs.
 #
-#   make            build bin/ (kgen kpart kbfs kvalidate kstat), one job per core
+#   make            build bin/ (kgen kpart kbfs kvalidate kstat, and the script
+#                   kbfs-run), one job per core
 #   make demo       install missing packages, then run the whole pipeline on a small graph
 #   make test       install missing packages, then run every test (TAP, under prove)
 #   make test-gpu   the GPU tests (skipped visibly without a GPU)
@@ -109,6 +110,7 @@ LIB_SRC  := $(sort $(wildcard libcommon/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=build/%.o) build/kcommit.o
 CMD_SRC  := $(sort $(wildcard cmd/*.c))
 PROGS    := $(CMD_SRC:cmd/%.c=bin/%)
+SCRIPTS  := bin/kbfs-run
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNITS    := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 # the CUDA test programs (tests/gpu/*.c), linked like bin/
@@ -135,7 +137,12 @@ FLAGS_STAMP := build/flags.stamp
 FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS) MPI=$(MPI) CUDA=$(CUDA) NCCL=$(NCCL) $(NVCC) $(NVCCFLAGS)
 
 .PHONY: all clean test test-gpu gpu-tests cuda-check units demo bench install install-files deps check-deps test-deps valgrind-deps FORCE
-all: $(PROGS)
+all: $(PROGS) $(SCRIPTS)
+
+# the scripts installed beside the programs (bin/ of the build too)
+bin/%: share/%
+	@mkdir -p bin
+	$(Q)cp $< $@ && chmod 755 $@
 
 # rebuild everything when the flags change
 $(FLAGS_STAMP): FORCE
@@ -347,7 +354,7 @@ install: all
 install-files:
 	@for p in $(PROGS); do test -x $$p || { echo "kbfs: $$p is not built: run make first" >&2; exit 1; }; done
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) $(DESTDIR)$(man5dir) $(DESTDIR)$(man7dir) $(DESTDIR)$(sharedir)
-	install -m 755 $(PROGS) $(DESTDIR)$(bindir)
+	install -m 755 $(PROGS) $(SCRIPTS:bin/%=share/%) $(DESTDIR)$(bindir)
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(man1dir)
 	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(man5dir)
 	install -m 644 $(wildcard man/*.7) $(DESTDIR)$(man7dir)
