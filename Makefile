@@ -360,6 +360,8 @@ install-files:
 	install -m 644 $(wildcard man/*.7) $(DESTDIR)$(man7dir)
 	install -d $(DESTDIR)$(bashcompdir)
 	for p in $(PROGS:bin/%=%); do install -m 644 share/bash-completion/kbfs $(DESTDIR)$(bashcompdir)/$$p || exit 1; done
+	for p in mpirun mpiexec; do test -e $(DESTDIR)$(bashcompdir)/$$p || \
+		install -m 644 share/bash-completion/kbfs $(DESTDIR)$(bashcompdir)/$$p || exit 1; done
 	cp -R share/. $(DESTDIR)$(sharedir)/
 
 clean:
