@@ -33,6 +33,16 @@ mkdir "$T/laptop"
 is "$?" 0 "the laptop commands run as written ($(id -un), $(nproc) cores)"
 ok "... and leave the run's JSON and plot" test -s "$T/laptop/run.json" -a -s "$T/laptop/levels.svg"
 
+# the real-graph commands, on the fixture of several components for Enron
+readme_block '**A real graph' | sed "s|email-Enron.txt.gz|$FIX/import/components.txt|" >"$T/real.sh"
+ok "the README shows the real-graph commands (kgen --from, kpart, kbfs --roots-from largest)" \
+	sh -c "grep -q '^kgen --from ' '$T/real.sh' && grep -q -- '--roots-from largest' '$T/real.sh'"
+mkdir "$T/real"
+(cd "$T/real" && user_env bash -e ../real.sh) >"$T/out" 2>"$T/err"
+is "$?" 0 "the real-graph commands run as written"
+ok "... the first run warns of the roots in small components" grep -q 'warning: .* roots reached fewer than 1%' "$T/err"
+ok "... the second draws from the largest component" grep -q 'roots from the component of vertex' "$T/err"
+
 readme_block '**A workstation with GPUs' | sed 's/-s 26 /-s 12 /' >"$T/gpu.sh"
 ok "the README shows the workstation commands (dry run, then the run)" \
 	sh -c "grep -q -- '--dry-run' '$T/gpu.sh' && grep -q '^mpirun -np 2 .*kbfs --json' '$T/gpu.sh'"
