@@ -353,7 +353,8 @@ static int by_graph_ranks(const void *a, const void *b)
 /* Harmonic-mean TEPS against ranks, per graph (never per scale alone: an
  * imported graph's scale is only ceil(log2 nv), so a real graph and a
  * Kronecker graph can share it): a line through the best grid of each rank
- * count, the other grids as points, every point labelled with its grid
+ * count, the other runs (other grids, or the same grid again) as points,
+ * every point labelled with its grid
  * (1x2 and 2x1 are different runs at 2 ranks, not a line).  Two graphs of
  * one name (imported files that differ) are told apart by their CRC. */
 static int scaling(FILE *fp, const krun *runs, size_t n)
@@ -398,7 +399,7 @@ static int scaling(FILE *fp, const krun *runs, size_t n)
 		ksvg_chart_series(c, name, bx, by, nb);
 		ksvg_chart_labels(c, bl);
 		if (no) {
-			snprintf(name, sizeof name, "%s%s%s%s, other grids", pt[i].name, id ? " [" : "", id ? id : "",
+			snprintf(name, sizeof name, "%s%s%s%s, other runs", pt[i].name, id ? " [" : "", id ? id : "",
 				 id ? "]" : "");
 			ksvg_chart_series_style(c, name, ox, oy, no, KSVG_POINTS);
 			ksvg_chart_labels(c, ol);

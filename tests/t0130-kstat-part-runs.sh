@@ -67,6 +67,10 @@ MPIRUN 1 kbfs -q --threads 1 -n 4 --json "$T/ro.json" "$T/other/real.1x1" >/dev/
 kstat --svg "$T/sc3.svg" "$T/rr.json" "$T/ro.json" >/dev/null
 is "$(grep -c '>real.txt (scale 12) \[crc32 [0-9a-f]\{8\}\], best grid</text>' "$T/sc3.svg")" 2 \
 	"two graphs of one name: two series, each with its CRC"
+MPIRUN 1 kbfs -q --threads 1 -n 8 --json "$T/r1b.json" "$T/g.1x1" >/dev/null
+kstat --svg "$T/sc4.svg" "$T/r1.json" "$T/r1b.json" >/dev/null
+ok "the same grid run twice: the better on the line, the other a point of 'other runs'" \
+	sh -c "grep -q '>Kronecker scale 12, edgefactor 16, other runs</text>' '$T/sc4.svg' && ! grep -q 'other grids' '$T/sc4.svg'"
 run_ok "kstat --json on two runs" kstat --json "$T/r1.json" "$T/r2.json"
 ok "JSON array of two runs with TEPS" python3 -c "
 import json; d=json.load(open('$T/out')); assert len(d)==2 and d[0]['harmonic_mean_teps']>0 and d[1]['ranks']==2, d
