@@ -36,6 +36,8 @@ for f in plain.csv cugraph.csv pandas.csv weighted.csv crlf.csv header.tsv; do
 	is "$?" 0 "$f: imported"
 	is "$(cksum <"$T/csv.out")" "$(cksum <"$T/snap.out")" "... the edges of snap.txt"
 done
+kgen -q --from "$I/pandas-index.csv" -f text -o "$T/csv.out"
+is "$(cksum <"$T/csv.out")" "$(cksum <"$T/snap.out")" "pandas-index.csv (the fixture the import fuzzers start from): snap.txt's edges"
 kgen --from "$T/pandas.csv" -o "$T/g.kg" 2>"$T/err"
 stderr_has "'$T/pandas.csv' (edgelist, CSV, a header on line 1): 9 lines read, 8 edges kept" "... and kgen says it read a CSV with a header"
 printf 'src,dst\n1,,2\n' >"$T/empty.csv"
