@@ -25,6 +25,9 @@ static _Noreturn void usage(FILE *fp, int status)
 		"  -r, --root ID         search from ID (input id; repeatable); prints a line per\n"
 		"                        search (reached, depth, time, TEPS) instead of the block\n"
 		"      --roots FILE      search from the ids in FILE (one a line)\n"
+		"      --roots-from S    where -n's roots are drawn: all (every vertex with an edge,\n"
+		"                        Graph500; the default) or largest (the component of the\n"
+		"                        vertex of highest degree, found by an untimed search)\n"
 		"      --no-warmup       skip the untimed warm-up search\n"
 		"Algorithm (every optimisation can be switched off):\n"
 		"      --direction D     top-down, bottom-up or auto (default auto)\n"
@@ -73,7 +76,7 @@ static _Noreturn void usage(FILE *fp, int status)
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
 	O_PRED, O_PFMT, O_DEPTH, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN,
-	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR, O_NOTDSMALL, O_DENSEPUSH
+	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR, O_NOTDSMALL, O_DENSEPUSH, O_ROOTSFROM
 };
 
 static const struct option long_opts[] = {
@@ -92,6 +95,7 @@ static const struct option long_opts[] = {
 	{"bu-kernel", required_argument, 0, O_BUKERNEL}, {"no-bu-first", no_argument, 0, O_NOBUFIRST},
 	{"step-sync", no_argument, 0, O_STEPSYNC}, {"validator", required_argument, 0, O_VALIDATOR},
 	{"no-td-small", no_argument, 0, O_NOTDSMALL}, {"dense-push", no_argument, 0, O_DENSEPUSH},
+	{"roots-from", required_argument, 0, O_ROOTSFROM},
 	{"dry-run", no_argument, 0, O_DRYRUN},    KOPT_COMMON_LONG,
 	{0, 0, 0, 0}};
 
@@ -118,6 +122,7 @@ int main(int argc, char **argv)
 			roots[nroots++] = kopt_u64("--root", optarg, 0, UINT64_MAX);
 			break;
 		case O_ROOTS: o.roots_file = optarg; break;
+		case O_ROOTSFROM: o.roots_from = kopt_choice("--roots-from", optarg, kbfs_roots_from_names); break;
 		case O_NOWARM: o.warmup = 0; break;
 		case O_DIR: o.algo.direction = kopt_choice("--direction", optarg, kbfs_dir_names); break;
 		case O_ALPHA: o.algo.alpha = kopt_double("--alpha", optarg, 1e-9, 1e18); break;
@@ -166,6 +171,8 @@ int main(int argc, char **argv)
 		kopt_usage_error("one partition directory at a time");
 	if (o.nroots_set && (nroots || o.roots_file))
 		kopt_usage_error("-n draws roots; it cannot be combined with -r or --roots");
+	if (o.roots_from != KBFS_ROOTS_ALL && (nroots || o.roots_file))
+		kopt_usage_error("--roots-from draws roots; it cannot be combined with -r or --roots");
 	if (o.depth_out && o.pred_out && !strcmp(o.depth_out, "-") && !strcmp(o.pred_out, "-"))
 		kopt_usage_error("--depth-out - and --pred-out - would share standard output: give one a directory");
 	if (o.json && !strcmp(o.json, "-") &&

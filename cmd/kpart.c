@@ -52,7 +52,8 @@ static _Noreturn void usage(FILE *fp, int status)
 		"  -s, --scale SCALE      with --dry-run: a Kronecker graph of 2^SCALE vertices\n"
 		"  -e, --edgefactor N     with --dry-run -s: edges per vertex (default 16)\n"
 		"      --gpu-memory SIZE  with --dry-run: say whether it fits GPUs of SIZE\n"
-		"                         (80G, 141G, 1.5T; K, M, G, T are powers of 1024) and\n"
+		"                         (80G, 141G, 1.5T; K, M, G, T are powers of 1024; at\n"
+		"                         least 1M: a plain 80 would be 80 bytes) and\n"
 		"                         the fewest that would; exit 4 when it does not fit\n"
 		"      --json             print a JSON record of the build (or of the\n"
 		"                         --dry-run estimate) on standard output\n");
@@ -113,8 +114,8 @@ static void print_json(const kpart_opts *o, const kpart_build_stats *st)
 	kjson_writer_free(w);
 }
 
-/* "80G", "1.5T", "512M", "81920" (bytes); K, M, G, T are powers of 1024,
- * an "iB" or "B" after them is allowed */
+/* "80G", "1.5T", "512M", "81920000000" (bytes); K, M, G, T are powers of
+ * 1024, an "iB" or "B" after them is allowed; at least 1 MiB */
 static uint64_t parse_size(const char *opt, const char *arg)
 {
 	char *end;
@@ -129,7 +130,12 @@ static uint64_t parse_size(const char *opt, const char *arg)
 	}
 	if (end == arg || *end || !(x > 0) || x * (double)(UINT64_C(1) << shift) >= 1.8e19)
 		kopt_usage_error("%s: '%s' is not a size (like 80G)", opt, arg);
-	return (uint64_t)(x * (double)(UINT64_C(1) << shift));
+	uint64_t n = (uint64_t)(x * (double)(UINT64_C(1) << shift));
+	/* no GPU has less: "80" meant 80G, not 80 bytes */
+	if (n < (UINT64_C(1) << 20))
+		kopt_usage_error("%s: '%s' is %llu bytes, less than 1 MiB: give a unit (like %sG)", opt, arg,
+				 (unsigned long long)n, arg);
+	return n;
 }
 
 /* kpart --dry-run: estimates only (kpart_estimate), on one process. */

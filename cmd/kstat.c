@@ -29,10 +29,12 @@ static _Noreturn void usage(FILE *fp, int status)
 		"Options:\n"
 		"      --json         machine-readable output (JSON) on stdout\n"
 		"      --svg FILE     also draw as SVG: the degree distribution (log-log) of\n"
-		"                     an edge file; the edges per rank of a partition as a\n"
-		"                     heat map; the levels of one run's median search (time\n"
-		"                     per phase, direction); harmonic-mean TEPS against\n"
-		"                     ranks for several runs, each point labelled R x C\n");
+		"                     an edge file; the adjacency entries per rank of a\n"
+		"                     partition as a heat map (colours from 0); the levels\n"
+		"                     of one run's median search (time per phase,\n"
+		"                     direction); harmonic-mean TEPS against ranks for\n"
+		"                     several runs, a series per graph, each point\n"
+		"                     labelled R x C\n");
 	kopt_common_help(fp);
 	exit(status);
 }
@@ -59,10 +61,17 @@ static int part_main(const char *dir, int json, const char *svg)
 		rc = kpart_heatmap_values(dir, &vals, &R, &C);
 		if (!rc) {
 			kio_out *o = kio_open_out(svg, 0, 0);
+			/* what a rank stores: each edge u-v as two entries (u,v)
+			 * and (v,u), often on two ranks, so not "edges" */
+			double top = 0, sum = 0;
+			for (int k = 0; k < R * C; k++)
+				top = vals[k] > top ? vals[k] : top, sum += vals[k];
 			char title[512];
-			snprintf(title, sizeof title, "Edges per rank of %s (%d x %d)", dir, R, C);
-			rc = o ? ksvg_heatmap(kio_out_file(o), title, "grid column j", "grid row i", (size_t)R,
-					      (size_t)C, vals)
+			snprintf(title, sizeof title,
+				 "Adjacency entries per rank (an edge is two) of %s (%d x %d), largest/mean %.3g", dir, R,
+				 C, sum > 0 ? top * R * C / sum : 0.0);
+			rc = o ? ksvg_heatmap(kio_out_file(o), title, "grid column j", "grid row i",
+					      "adjacency entries per rank", (size_t)R, (size_t)C, vals)
 			       : KEXIT_IO;
 			if (o && rc)
 				kio_abort(o);

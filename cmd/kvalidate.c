@@ -34,7 +34,8 @@ static _Noreturn void usage(FILE *fp, int status)
 		"                         (default: the vertex that is its own parent)\n"
 		"      --nedge N          also check rule (f): every tree's edge count is N\n"
 		"      --json             one JSON object per tree on standard output\n"
-		"  -q, --quiet            print only the invalid trees\n");
+		"A line per tree, and after several a summary (trees valid, invalid, time);\n"
+		"-q (below) prints only the invalid trees' lines.\n");
 	kopt_common_help(fp);
 	exit(status);
 }
@@ -113,6 +114,7 @@ static int run(kcomm *w, const opts *o)
 	uint64_t *pred = kmalloc(kmul((size_t)g.N, 8) + 8);
 	kjson_writer *js = rank == 0 && o->json ? kjson_writer_new(stdout, 0) : NULL;
 	double total = 0;
+	uint64_t nvalid = 0, ninvalid = 0; /* rank 0: the verdicts */
 	for (uint64_t f = 0; f < nfiles; f++) {
 		kval_result res;
 		tree_msg t = {0, 0, 0}; /* rank 0 reads the file, every rank checks it */
@@ -140,11 +142,20 @@ static int run(kcomm *w, const opts *o)
 		int code = t.rc ? (int)t.rc : res.check != KVAL_OK ? KEXIT_DATA : 0;
 		if (code > worst)
 			worst = code;
-		if (!t.rc)
+		if (!t.rc) {
 			print_tree(js, l.v[f], root_in, checked, &res, &g, secs);
+			nvalid += res.check == KVAL_OK;
+			ninvalid += res.check != KVAL_OK;
+		}
 	}
-	if (rank == 0 && nfiles)
+	if (rank == 0 && nfiles > 1 && !js && !klog_quiet()) {
+		printf("%" PRIu64 " trees: %" PRIu64 " valid, %" PRIu64 " invalid", nfiles, nvalid, ninvalid);
+		if (nfiles > nvalid + ninvalid)
+			printf(", %" PRIu64 " not read", nfiles - nvalid - ninvalid);
+		printf(" (%.4f s validating, %.4f s per tree)\n", total, total / (double)nfiles);
+	} else if (rank == 0 && nfiles) {
 		kinfo("%" PRIu64 " trees, %.4f s validating, %.4f s per tree", nfiles, total, total / (double)nfiles);
+	}
 	if (js && kjson_writer_free(js))
 		worst = worst > KEXIT_IO ? worst : KEXIT_IO;
 	kpred_list_free(&l);

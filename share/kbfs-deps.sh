@@ -1,9 +1,10 @@
 #!/bin/sh
-# kbfs-deps.sh [fuzz|valgrind]: make sure the build and test dependencies
-# are present (and clang with libFuzzer for `make fuzz`, valgrind for
-# `make test VALGRIND=1`).  On Debian/Ubuntu as root, installs what is
-# missing (apt-get update once); otherwise prints the exact command to run
-# and exits 1.
+# kbfs-deps.sh [test|fuzz|valgrind]: make sure the build dependencies are
+# present (and for `make test` groff, which lints the man pages, and a
+# python3 that runs, which checks JSON and SVG output; clang with libFuzzer
+# for `make fuzz`, valgrind for `make test VALGRIND=1`).  On
+# Debian/Ubuntu as root, installs what is missing (apt-get update once);
+# otherwise prints the exact command to run and exits 1.
 missing=""
 need() { # need PACKAGE TEST...
 	pkg=$1
@@ -18,10 +19,24 @@ need openmpi-bin sh -c 'command -v mpirun'
 need zlib1g-dev test -f /usr/include/zlib.h
 need perl sh -c 'command -v prove'
 case "${1:-}" in
+test)
+	need groff-base sh -c 'command -v groff'
+	need python3 sh -c 'command -v python3'
+	;;
 fuzz) need clang sh -c 'command -v clang' ;;
 valgrind) need valgrind sh -c 'command -v valgrind' ;;
 esac
+# python3 on PATH that does not run (a broken install, a stub) would fail
+# the tests one by one: say so once (installing cannot mend it)
+python_runs() {
+	[ "${1:-}" = test ] || return 0
+	python3 -c 'import json, xml.dom.minidom' >/dev/null 2>&1 && return 0
+	echo "kbfs: $(command -v python3) does not run (python3 -c 'import json, xml.dom.minidom' fails);" \
+		"the tests need it to check JSON and SVG output: repair it or put a working python3 first on PATH" >&2
+	return 1
+}
 if [ -z "$missing" ]; then
+	python_runs "${1:-}" || exit 1
 	[ "${1:-}" = fuzz ] || exit 0
 	# clang is there: can it link a libFuzzer harness?
 	f=$(mktemp -d "${TMPDIR:-/tmp}/kbfs-deps.XXXXXX")
@@ -40,7 +55,10 @@ cmd="apt-get install -y --no-install-recommends$missing"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "kbfs: installing missing packages:$missing" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $missing >&2 && exit 0
+	if apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $missing >&2; then
+		python_runs "${1:-}" && exit 0
+		exit 1
+	fi
 	echo "kbfs: package installation failed; run: sudo apt-get update && sudo $cmd" >&2
 	exit 1
 fi

@@ -113,6 +113,10 @@ have_mpi() { command -v mpirun >/dev/null 2>&1; }
 need_mpi() { have_mpi || skip_all "no mpirun"; }
 have_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
 need_gpu() { have_gpu || skip_all "no GPU"; }
+# the tests that check JSON or SVG through python3 (make test's dependency
+# check asks for one that runs; run by hand, they skip without it)
+have_python() { python3 -c 'import json, xml.dom.minidom' >/dev/null 2>&1; }
+need_python() { have_python || skip_all "python3 does not run (python3 -c 'import json, xml.dom.minidom')"; }
 
 # MPIRUN NP CMD...: run under mpirun with the settings a root CI needs
 # (MPI_TIMEOUT=S: killed after S seconds, exit 124)

@@ -45,6 +45,12 @@ for m in kedge.5 kpart.5 kpred.5 kbfs.7; do
 		ok "man page $m exists" test -f "$TOP/man/$m"
 	fi
 done
+# every --kernel name is taken by every build (one without CUDA too: a
+# name missing from its table crashed it): the missing partition is the error
+for k in $(kbfs --kernel bogus x 2>&1 | sed -n 's/.* is not one of //p' | tr -d ','); do
+	must_fail 3 "kbfs --kernel $k on a missing partition: the partition is the error" kbfs --kernel "$k" "$T/none.p"
+done
+
 # make install puts programs, man pages and share/ under DESTDIR/PREFIX; the
 # copying step never rebuilds bin/ (under SAN=1 it would put programs built
 # with other flags in place in the middle of the run); MAKEFLAGS is dropped

@@ -33,6 +33,16 @@ mkdir "$T/laptop"
 is "$?" 0 "the laptop commands run as written ($(id -un), $(nproc) cores)"
 ok "... and leave the run's JSON and plot" test -s "$T/laptop/run.json" -a -s "$T/laptop/levels.svg"
 
+# the real-graph commands, on the fixture of several components for Enron
+readme_block '**A real graph' | sed "s|email-Enron.txt.gz|$FIX/import/components.txt|" >"$T/real.sh"
+ok "the README shows the real-graph commands (kgen --from, kpart, kbfs --roots-from largest)" \
+	sh -c "grep -q '^kgen --from ' '$T/real.sh' && grep -q -- '--roots-from largest' '$T/real.sh'"
+mkdir "$T/real"
+(cd "$T/real" && user_env bash -e ../real.sh) >"$T/out" 2>"$T/err"
+is "$?" 0 "the real-graph commands run as written"
+ok "... the first run warns of the roots in small components" grep -q 'warning: .* roots reached fewer than 1%' "$T/err"
+ok "... the second draws from the largest component" grep -q 'roots from the component of vertex' "$T/err"
+
 readme_block '**A workstation with GPUs' | sed 's/-s 26 /-s 12 /' >"$T/gpu.sh"
 ok "the README shows the workstation commands (dry run, then the run)" \
 	sh -c "grep -q -- '--dry-run' '$T/gpu.sh' && grep -q '^mpirun -np 2 .*kbfs --json' '$T/gpu.sh'"
@@ -52,6 +62,29 @@ is "$?" 0 "share/demo.sh runs"
 ok "the demo prints its commands, PATH first" sh -c "head -1 '$T/err' | grep -q 'export PATH='"
 ok "the demo leaves its files in DEMO_DIR" test -s "$T/demo/run.json"
 ok "... and nothing in TMPDIR" sh -c "! ls -A '$T/tmp' | grep -q ."
+ok "... and prints the redirections with the commands, as typed" \
+	sh -c "grep -q -- '^+ mpirun .* --depth-out - $T/demo/g.2x2 >$T/demo/depths.txt\$' '$T/err' &&
+		grep -q -- '^+ kstat --svg .* >/dev/null\$' '$T/err'"
+# the installed demo: the programs on PATH, its files in ./kbfs-demo, the
+# install tree left as it was
+if env -u MAKEFLAGS -u MFLAGS make -s -C "$TOP" install-files PREFIX=/usr DESTDIR="$T/stage" >/dev/null 2>&1; then
+	chmod -R a+rX "$T/stage"
+	tree() { (cd "$T/stage" && find . -exec ls -ld --time-style=+%s {} + | sort -k 9 | md5sum); }
+	before=$(tree)
+	mkdir "$T/cwd" && chmod 777 "$T/cwd"
+	(cd "$T/cwd" && as_user env PATH="$T/stage/usr/bin:$PATH" DEMO_SCALE=10 sh "$T/stage/usr/share/kbfs/demo.sh") >"$T/out" 2>"$T/err"
+	is "$?" 0 "the installed demo.sh runs from another directory"
+	ok "... writes ./kbfs-demo there" test -s "$T/cwd/kbfs-demo/run.json" -a -s "$T/cwd/kbfs-demo/depths.txt"
+	is "$(tree)" "$before" "... and nothing in the install tree"
+	(cd "$T/cwd" && as_user env PATH="$T/stage/usr/bin:$PATH" DEMO_SCALE=10 sh "$T/stage/usr/share/kbfs/demo.sh") >"$T/out" 2>"$T/err"
+	is "$?" 0 "... a second run replaces its own kbfs-demo"
+	mkdir "$T/cwd2" "$T/cwd2/kbfs-demo" && touch "$T/cwd2/kbfs-demo/mine" && chmod -R 777 "$T/cwd2"
+	(cd "$T/cwd2" && as_user env PATH="$T/stage/usr/bin:$PATH" DEMO_SCALE=10 sh "$T/stage/usr/share/kbfs/demo.sh") >"$T/out" 2>"$T/err"
+	is "$? $(wc -l <"$T/err")" "3 1" "... but refuses, in one line, a kbfs-demo that is not an earlier demo's"
+	ok "... and leaves it alone" test -f "$T/cwd2/kbfs-demo/mine"
+else
+	ok "make install-files" false
+fi
 
 # the Slurm example, srun standing in as mpirun -np $SLURM_NTASKS
 mkdir -p "$T/sb/bin"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # kstat on edge files: the report, JSON, SVG, and every corrupt fixture refused.
 . "$(dirname "$0")/lib.sh"
+need_python
 F=$FIX/kedge
 
 run_ok "kgen -s 16 | kstat -" sh -c "kgen -s 16 | kstat -"

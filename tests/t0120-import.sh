@@ -23,6 +23,33 @@ is "$(cksum <"$T/sparse.out")" "$(awk '{print $1, $2}' "$I/sparse.txt" | cksum)"
 run_ok "kstat on the sparse graph" kstat "$T/sparse.kg"
 ok "kstat names the input id of the top vertex" grep -q 'vertex 1000000007)' "$T/out"
 
+# CSV as cuGraph and pandas write it: commas, a header of names, pandas'
+# index column, weights, CRLF; each gives snap.txt's edges
+grep -v '^#' "$I/snap.txt" | awk '{print $1 "," $2}' >"$T/plain.csv"
+{ echo "src,dst"; cat "$T/plain.csv"; } >"$T/cugraph.csv"
+{ echo ",src,dst"; awk '{print NR - 1 "," $0}' "$T/plain.csv"; } >"$T/pandas.csv"
+{ echo "source, target, weight"; awk -F, '{print $1 ", " $2 ", 0.5"}' "$T/plain.csv"; } >"$T/weighted.csv"
+{ printf 'src,dst\r\n'; sed 's/$/\r/' "$T/plain.csv"; } >"$T/crlf.csv"
+{ printf 'FromNodeId\tToNodeId\n'; grep -v '^#' "$I/snap.txt"; } >"$T/header.tsv"
+for f in plain.csv cugraph.csv pandas.csv weighted.csv crlf.csv header.tsv; do
+	kgen --from "$T/$f" -f text -o "$T/csv.out" 2>"$T/err"
+	is "$?" 0 "$f: imported"
+	is "$(cksum <"$T/csv.out")" "$(cksum <"$T/snap.out")" "... the edges of snap.txt"
+done
+kgen -q --from "$I/pandas-index.csv" -f text -o "$T/csv.out"
+is "$(cksum <"$T/csv.out")" "$(cksum <"$T/snap.out")" "pandas-index.csv (the fixture the import fuzzers start from): snap.txt's edges"
+kgen --from "$T/pandas.csv" -o "$T/g.kg" 2>"$T/err"
+stderr_has "'$T/pandas.csv' (edgelist, CSV, a header on line 1): 9 lines read, 8 edges kept" "... and kgen says it read a CSV with a header"
+printf 'src,dst\n1,,2\n' >"$T/empty.csv"
+must_fail 1 "a CSV line with an empty field" kgen --from "$T/empty.csv" -o "$T/g.kg"
+stderr_has "empty.csv:2: an empty field in a CSV line" "... is named, not read as 1 2"
+printf 'src,dst\n1,2\nx,y\n' >"$T/bad.csv"
+must_fail 1 "a CSV with names past the header" kgen --from "$T/bad.csv" -o "$T/g.kg"
+printf 'abc\n1 2\n' >"$T/word.txt"
+must_fail 1 "a first line of one word is no header" kgen --from "$T/word.txt" -o "$T/g.kg"
+run_ok "kstat reads a CSV too" kstat "$T/cugraph.csv"
+ok "... 10 vertices, 8 edges" sh -c "grep -q '^vertices: *10$' '$T/out' && grep -q '^edges: *8$' '$T/out'"
+
 for f in mtx-sym.mtx mtx-sym.mtx.gz; do
 	kgen --from "$I/$f" -o "$T/m.kg" 2>"$T/err"
 	stderr_has "(mtx): 9 lines read, 6 edges kept, 1 self-loops" "$f: Matrix Market symmetric counts"

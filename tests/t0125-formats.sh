@@ -3,6 +3,7 @@
 # DIMACS .gr/.col and gapbs .sg/.wsg/.el imported; kstat on every format kgen
 # reads; a binary file where text is expected is called a binary file.
 . "$(dirname "$0")/lib.sh"
+need_python
 I=$FIX/import
 
 # ---- an edge file is an input like any other ----
@@ -21,6 +22,35 @@ ok "a pipe into kgen --from -z: same graph, provenance kept (Kronecker scale 10)
 kgen -q --from "$I/sparse.txt" -o "$T/sparse.kg"
 kgen -q --from "$T/sparse.kg" -f text -o "$T/sparse.out"
 is "$(cksum <"$T/sparse.out")" "$(awk '{print $1, $2}' "$I/sparse.txt" | cksum)" "an imported file's own ids come back in text"
+
+# ---- out to Matrix Market and gapbs .sg, and back ----
+# stats GRAPH: kstat's figures without the file's name, format, source and
+# the top vertex's id (Matrix Market numbers from 1)
+stats() { kstat "$1" | grep -v -e '^file:' -e '^format:' -e '^source:' | sed 's/ (vertex [0-9]*)$//'; }
+# edges GRAPH: the undirected tuples, each smaller id first, sorted
+edges() { kgen -q --from "$1" -f text -o - | awk '{print ($1 < $2 ? $1 " " $2 : $2 " " $1)}' | sort; }
+kgen -q --from "$T/s10.kg" -f mtx -o "$T/s10.mtx"
+is "$(sed -n '1p;3p' "$T/s10.mtx" | tr '\n' ' ')" "%%MatrixMarket matrix coordinate pattern symmetric 1024 1024 16384 " \
+	"-f mtx: a symmetric pattern matrix, nv x nv, an entry per tuple"
+is "$(awk 'NR > 3 && ($1 < $2 || $2 < 1 || $1 > 1024)' "$T/s10.mtx" | wc -l)" 0 "... in the lower triangle, ids 1..1024"
+kgen -q --from "$T/s10.mtx" -o "$T/m.kg" && kgen -q --from "$T/m.kg" -f mtx -o "$T/m.mtx"
+ok "... imported and exported again: the same file" cmp -s "$T/s10.mtx" "$T/m.mtx"
+ok "... the same graph (kstat's figures)" cmp -s <(stats "$T/s10.kg") <(stats "$T/m.kg")
+is "$(edges "$T/m.kg" | awk '{print $1 - 1, $2 - 1}' | sort | cksum)" "$(edges "$T/s10.kg" | cksum)" "... the same tuples (ids one up)"
+kgen -q --from "$T/s10.kg" -f sg -o "$T/s10.sg"
+m=$(kstat "$T/s10.kg" | awk '/^edges:/ {e = $2} /^self-loops:/ {s = $2} END {print 2 * e - s}')
+is "$(stat -c %s "$T/s10.sg")" "$((17 + 8 * 1025 + 4 * m))" "-f sg: an undirected gapbs graph, 2 entries per edge, 1 per self-loop"
+is "$(head -c 1 "$T/s10.sg" | od -An -tu1 | tr -d ' ')" 0 "... marked undirected"
+kgen -q --from "$T/s10.sg" -o "$T/sg.kg" && kgen -q --from "$T/sg.kg" -f sg -o "$T/sg.sg"
+ok "... imported and exported again: the same file" cmp -s "$T/s10.sg" "$T/sg.sg"
+ok "... the same graph (kstat's figures)" cmp -s <(stats "$T/s10.kg") <(stats "$T/sg.kg")
+is "$(edges "$T/sg.kg" | cksum)" "$(edges "$T/s10.kg" | cksum)" "... the same tuples"
+kgen --from "$I/sparse.txt" -f sg -o "$T/sparse.sg" 2>"$T/err"
+stderr_has "has vertex ids of its own: the sg file numbers the vertices 0..nv-1 (--map FILE writes which is which)" \
+	"a graph with its own ids: kgen says the export renumbers them"
+must_fail 2 "-f sg of more than 2^31 vertices" kgen -s 32 -e 1 -f sg -o "$T/big.sg"
+stderr_has "at most 2^31" "... says the format's limit"
+ok "... and writes nothing" test ! -e "$T/big.sg"
 
 # ---- kstat reads what kgen reads ----
 kgen -s 10 -f text -o "$T/s10.el"

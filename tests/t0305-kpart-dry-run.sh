@@ -3,6 +3,7 @@
 # and a grid or from an edge file's header, on any machine (no GPU, nothing
 # built): upper estimates that hold against the partitions kpart builds.
 . "$(dirname "$0")/lib.sh"
+need_python
 # jget FILE KEY: a number from a JSON object
 jget() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
@@ -20,6 +21,20 @@ for g in 1x1 2x2 1x4 4x2; do
 	ok "scale 14 $g: rank file estimate $est >= the largest built ($bytes), within 1.5x" \
 		test "$est" -ge "$bytes" -a "$((est * 2))" -le "$((bytes * 3))"
 done
+# host memory: the estimate holds against kbfs --dry-run's plan (CPU engine)
+# of the busiest rank of the built partition
+bytes_of() { awk '{u = $2; m = u == "B" ? 1 : u == "KiB" ? 1024 : u == "MiB" ? 1048576 : u == "GiB" ? 1073741824 : -1; printf "%.0f\n", $1 * m}'; }
+for g in 1x1 2x2; do
+	R=${g%x*} C=${g#*x}
+	kpart --dry-run --json -s 14 -R "$R" -C "$C" >"$T/est.json"
+	if [ "$g" = 1x1 ]; then kbfs --engine cpu --dry-run "$T/p$g"; else have_mpi && MPIRUN 4 kbfs --engine cpu --dry-run "$T/p$g"; fi >"$T/plan" 2>&1
+	real=$(sed -n 's/^rank [0-9]* ([^)]*): needs \([0-9.]* [KMG]*i*B\) .*/\1/p' "$T/plan" | bytes_of | sort -n | tail -1)
+	est=$(jget "$T/est.json" host_bytes_max)
+	ok "scale 14 $g: host memory estimate $est >= kbfs --dry-run's ${real:-?}, within 1.5x" \
+		test -n "$real" -a "$est" -ge "${real:-0}" -a "$((est * 2))" -le "$((${real:-0} * 3))"
+done
+ok "the human report names the host memory per rank" sh -c "kpart --dry-run -s 14 -R 2 -C 2 | grep -q '^  host memory per rank    up to [0-9.]* MiB (kbfs --engine cpu'"
+
 est=$(jget "$T/est.json" edge_file_bytes) size=$(stat -c %s "$T/g14.kg")
 ok "the edge file estimate ($est) is its size ($size) within 1%" test "$((est * 100))" -ge "$((size * 99))" -a "$((est * 100))" -le "$((size * 101))"
 
@@ -74,6 +89,10 @@ must_fail 2 "--dry-run with -s and an edge file" kpart --dry-run -s 20 -R 1 -C 1
 must_fail 2 "--dry-run with neither" kpart --dry-run -R 1 -C 1
 must_fail 2 "--gpu-memory without --dry-run" kpart -R 1 -C 1 --gpu-memory 80G "$T/g14.kg"
 must_fail 2 "a size that is not one" kpart --dry-run -s 20 -R 1 -C 1 --gpu-memory 80X
+must_fail 2 "--gpu-memory 80: 80 bytes, refused" kpart --dry-run -s 20 -R 1 -C 1 --gpu-memory 80
+stderr_has "'80' is 80 bytes, less than 1 MiB: give a unit (like 80G)" "... saying to give a unit"
+must_fail 2 "--gpu-memory 512K: under 1 MiB, refused" kpart --dry-run -s 20 -R 1 -C 1 --gpu-memory 512K
+run_ok "--gpu-memory 1M: the smallest taken" kpart --dry-run -s 10 -R 1 -C 1 --gpu-memory 1M
 must_fail 2 "-s 43" kpart --dry-run -s 43 -R 1 -C 1
 must_fail 1 "a file that is not an edge file" kpart --dry-run -R 1 -C 1 "$TOP/README.md"
 done_testing

@@ -5,6 +5,7 @@
 # and depths must equal an independent serial BFS, in the input's own ids.
 . "$(dirname "$0")/lib.sh"
 need_mpi
+need_python
 G=$(fetch_metis) || skip_all "cannot fetch libmetis-doc with apt-get download"
 REF=$T/kbfs-refbfs
 cc -O2 -o "$REF" "$TOP/tests/tools/kbfs-refbfs.c" || { echo "Bail out! cannot build kbfs-refbfs"; exit 1; }

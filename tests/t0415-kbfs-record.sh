@@ -4,6 +4,7 @@
 # and the partition (and said when it is not), and the JSON's provenance
 # (date, commit, CPU, MPI library).
 . "$(dirname "$0")/lib.sh"
+need_python
 export OMP_NUM_THREADS=1
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])" "$1" "$2"; }
 block() { sed -n "s/^$1: *//p" "$T/out"; }

@@ -65,4 +65,16 @@ fi
 MPIRUN 2 kbfs "$T/p" >"$T/out" 2>"$T/err"
 ok "a 1x1 partition under mpirun -np 2: 'one rank (1x1)', no '1 ranks'" \
 	sh -c "grep -q 'partitioned for one rank (1x1) but this job has 2 ranks; run it without mpirun' '$T/err' && ! grep -q '1 ranks' '$T/err'"
+
+# ---- a file where the partition goes: the command that makes one ----
+must_fail 1 "kbfs on an edge file" kbfs "$T/g.kg"
+stderr_has "'$T/g.kg' is an edge file, not a partition: make one with kpart -R 1 -C 1 -o $T/g.1x1 $T/g.kg (for one rank" \
+	"... names the kpart command"
+# the command it gives works, and kbfs runs on what it makes
+(cd "$T" && kpart -q -R 1 -C 1 -o g.1x1 g.kg && kbfs -q -n 2 g.1x1 >/dev/null)
+is "$?" 0 "... which makes a partition kbfs runs on"
+kgen -q --from "$T/g.kg" -f text -o "$T/graph.txt"
+must_fail 1 "kbfs on a text graph" kbfs "$T/graph.txt"
+stderr_has "'$T/graph.txt' is not a partition: if it is a graph, import and partition it with kgen --from $T/graph.txt -o $T/graph.kg && kpart -R 1 -C 1 -o $T/graph.1x1 $T/graph.kg" \
+	"... names the kgen and kpart commands"
 done_testing

@@ -5,6 +5,7 @@
 # usage and I/O errors give the documented codes with one line.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/lib-trees.sh"
+need_python
 
 command -v kvalidate >/dev/null || skip_all "bin/kvalidate not built"
 
@@ -107,6 +108,14 @@ else
 	echo "not ok $_n - one invalid tree among three (exit $rc)"
 	_failed=$((_failed + 1))
 fi
+is "$(tail -1 "$T/out" | sed 's/ (.*//')" "3 trees: 2 valid, 1 invalid" "... then a summary line"
+ok "... with the time spent" grep -q '^3 trees: 2 valid, 1 invalid ([0-9.]* s validating, [0-9.]* s per tree)$' "$T/out"
+kvalidate -q "$T/s10.kg" "$PAR" "$C/rule-c-cycle.txt" "$PAR" >"$T/out" 2>"$T/err"
+is "$(grep -c . "$T/out") $(grep -c ': invalid: ' "$T/out")" "1 1" "-q: the invalid tree's line alone, no summary"
+kvalidate "$T/s10.kg" "$PAR" >"$T/out" 2>"$T/err"
+is "$(grep -c . "$T/out")" 1 "one tree: its line, no summary"
+kvalidate --help >"$T/out"
+is "$(grep -c -- '-q, --quiet' "$T/out")" 1 "--help lists -q once"
 
 # ---- partitions ----
 if command -v kpart >/dev/null; then

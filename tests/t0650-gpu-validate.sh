@@ -12,6 +12,7 @@
 need_gpu
 . "$TOP/tests/gpu/lib-gpu.sh"
 . "$TOP/tests/lib-trees.sh"
+need_python
 gpu_only 1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 kbfs_wired || skip_all "bin/kbfs has no CUDA engine"

@@ -50,6 +50,8 @@ typedef struct kbfs_run {
 	int data_stdout;    /* --depth-out - or --pred-out -: the report goes to stderr */
 	char started[32];   /* the run's start, UTC (kprov_utc_now) */
 	kidmap inv;     /* input id -> local owned vertex (when the block has orig) */
+	unsigned char *comp; /* --roots-from largest: nb flags, the owned vertices in the component */
+	uint64_t comp_from, comp_size; /* ... the vertex its search started from (input id), vertices reached */
 	kbfs_root *res;
 	size_t nres;
 	uint64_t *mypred;   /* nb packed entries of this rank */
@@ -59,6 +61,8 @@ typedef struct kbfs_run {
 	uint64_t nreal;
 	size_t *cnt, *dsp;  /* per rank: nb*8 bytes at its block */
 	double hmean;
+	size_t small_roots;     /* roots whose search reached < KSTAT_SMALL_FRACTION of the widest */
+	double largest_reached; /* the widest search's vertices */
 } kbfs_run;
 
 /* kbfs_load.c: collective; KEXIT codes */
@@ -70,7 +74,8 @@ void kbfs_set_threads(kbfs_run *r, int want);
 kbfs_engine_conf kbfs_engine_conf_of(const kbfs_run *r);
 /* kbfs_plan.c: --dry-run with the CPU engine; collective */
 int kbfs_dry_run_cpu(kbfs_run *r);
-/* kbfs_roots.c: fill r->res / r->nres; collective; KEXIT code */
+/* kbfs_roots.c: fill r->res / r->nres; collective; KEXIT code; with
+ * --roots-from largest it searches (untimed), so r->ctx must be ready */
 int kbfs_choose_roots(kbfs_run *r);
 /* kbfs_out.c (rank 0) */
 int kbfs_prepare_files(kbfs_run *r);

@@ -9,3 +9,4 @@
 const char *const kbfs_transport_names[] = {"auto", "mpi", "nccl", "peer", NULL};
 const char *const kbfs_pred_format_names[] = {"text", "bin", NULL};
 const char *const kbfs_validator_names[] = {"auto", "device", "host", NULL};
+const char *const kbfs_roots_from_names[] = {"all", "largest", NULL};

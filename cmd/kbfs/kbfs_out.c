@@ -186,6 +186,46 @@ static void json_root(kjson_writer *w, const kbfs_run *r, size_t k)
 	kjson_end_object(w);
 }
 
+/* The last part of a path ("-" and "" stay as they are). */
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s && s[1] ? s + 1 : path;
+}
+
+/* "graph": which graph was searched, so runs of different graphs are never
+ * taken for one (kstat --svg draws a series per graph): kind ("kronecker"
+ * or "import"), name (the generator's parameters, or the imported file's
+ * name), and the edge file and its CRC-32 as the manifest records them. */
+static void json_graph(kjson_writer *w, const kbfs_run *r)
+{
+	const kpart_block *b = r->b;
+	kpart_manifest m;
+	int have = !kpart_manifest_read(r->dir, &m);
+	const char *source = have ? kpart_manifest_get(&m, "source") : NULL;
+	const char *origin = have ? kpart_manifest_get(&m, "source_origin") : NULL;
+	const char *crc = have ? kpart_manifest_get(&m, "source_crc32") : NULL;
+	char name[256];
+	if (b->scale > 0 && (b->seed1 != 2 || b->seed2 != 3))
+		snprintf(name, sizeof name, "Kronecker scale %d, edgefactor %llu, seeds %llu %llu", b->scale,
+			 (unsigned long long)b->edgefactor, (unsigned long long)b->seed1, (unsigned long long)b->seed2);
+	else if (b->scale > 0)
+		snprintf(name, sizeof name, "Kronecker scale %d, edgefactor %llu", b->scale,
+			 (unsigned long long)b->edgefactor);
+	else
+		snprintf(name, sizeof name, "%s",
+			 base_name(origin && strcmp(origin, "-") ? origin : source && strcmp(source, "-") ? source : r->dir));
+	kjson_key(w, "graph");
+	kjson_begin_object(w);
+	kjson_kv_string(w, "kind", b->scale > 0 ? "kronecker" : "import");
+	kjson_kv_string(w, "name", name);
+	kjson_kv_string(w, "source", source); /* NULL: null */
+	kjson_kv_string(w, "source_crc32", crc);
+	kjson_end_object(w);
+	if (have)
+		kpart_manifest_free(&m);
+}
+
 static void json_head(kjson_writer *w, const kbfs_run *r)
 {
 	const kbfs_opts *o = r->o;
@@ -240,6 +280,15 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_uint(w, b->seed2);
 	kjson_end_array(w);
 	kjson_kv_string(w, "relabel", kpart_relabel_name(b->relabel));
+	json_graph(w, r);
+	if (r->comp) {
+		/* --roots-from largest: the search that found the component */
+		kjson_key(w, "roots_component");
+		kjson_begin_object(w);
+		kjson_kv_uint(w, "from", r->comp_from);
+		kjson_kv_uint(w, "vertices", r->comp_size);
+		kjson_end_object(w);
+	}
 	kjson_key(w, "options");
 	kjson_begin_object(w);
 	kjson_kv_string(w, "direction", kbfs_dir_name(o->algo.direction));
@@ -251,6 +300,7 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_kv_bool(w, "validate", o->validate);
 	kjson_kv_string(w, "validator", !o->validate ? "none" : r->eng.tree_check ? "device" : "host");
 	kjson_kv_bool(w, "warmup", o->warmup);
+	kjson_kv_string(w, "roots_from", o->nroots_given || o->roots_file ? "given" : kbfs_roots_from_names[o->roots_from]);
 	kjson_kv_string(w, "transport", kbfs_transport_names[o->transport]);
 	if (r->dev)
 		r->dev->json_options(r->dev, w);
@@ -287,6 +337,8 @@ int kbfs_write_json(kbfs_run *r)
 		bad += r->o->validate && !r->res[k].valid;
 	kjson_kv_string(w, "validation", !r->o->validate ? "skipped" : bad ? "failed" : "passed");
 	kjson_kv_uint(w, "failed", bad);
+	kjson_kv_uint(w, "largest_reached", (uint64_t)r->largest_reached);
+	kjson_kv_uint(w, "small_component_roots", r->small_roots);
 	kjson_end_object(w);
 	kjson_end_object(w);
 	if (kjson_writer_free(w)) {

@@ -11,6 +11,14 @@
  * generated graph (the reference's numbering) and internal ids for an
  * imported one (whose input ids need not be 0..nv-1).  Ids are resolved
  * by their owners (lookup) through the inverse id map of the block.
+ *
+ * --roots-from largest (kbfs_opts.roots_from): the same sampler, accepting
+ * only vertices of one component, the one an untimed search from the vertex
+ * of highest tuple degree (the lowest id of the ties) reaches.  On real
+ * graphs that is the largest component in practice; when the search reaches
+ * at least half the vertices with an edge it is the largest for certain, and
+ * kbfs says which of the two held.  Every rank keeps a flag per owned vertex
+ * (in the component or not), answered with the candidate's degree.
  */
 #include "kbfs_internal.h"
 #include "kgen.h"
@@ -28,6 +36,8 @@ typedef struct kbfs_vref {
 	uint64_t internal; /* global internal id */
 	uint64_t input;    /* the input's own id */
 	uint64_t tdeg;     /* tuple degree (non-self-loop tuples) */
+	int incomp;        /* in the component of --roots-from largest */
+	int chosen;        /* (sample) already a root */
 } kbfs_vref;
 
 static int is_real(const kpart_block *b, uint64_t k)
@@ -41,7 +51,8 @@ static void lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbf
 	const kpart_block *b = r->b;
 	const kpart_grid *g = &b->g;
 	uint64_t first = kpart_owned_first(g, b->i, b->j);
-	uint64_t *a = kcalloc(n ? 3 * n : 1, 8);
+	enum { W = 4 }; /* internal id + 1, input id, tdeg, in the component */
+	uint64_t *a = kcalloc(n ? W * n : 1, 8);
 	for (size_t k = 0; k < n; k++) {
 		uint64_t x = ids[k], loc = UINT64_MAX;
 		if (as_input && b->orig)
@@ -50,16 +61,19 @@ static void lookup(kbfs_run *r, const uint64_t *ids, size_t n, int as_input, kbf
 			loc = x - first;
 		if (loc == UINT64_MAX)
 			continue;
-		a[3 * k] = first + loc + 1;
-		a[3 * k + 1] = b->orig ? b->orig[loc] : first + loc;
-		a[3 * k + 2] = b->tdeg[loc];
+		a[W * k] = first + loc + 1;
+		a[W * k + 1] = b->orig ? b->orig[loc] : first + loc;
+		a[W * k + 2] = b->tdeg[loc];
+		a[W * k + 3] = r->comp && r->comp[loc];
 	}
-	kcomm_allreduce_u64(r->world, a, 3 * n, KCOMM_MAX);
+	kcomm_allreduce_u64(r->world, a, W * n, KCOMM_MAX);
 	for (size_t k = 0; k < n; k++) {
-		out[k].found = a[3 * k] != 0;
-		out[k].internal = a[3 * k] - 1;
-		out[k].input = out[k].found ? a[3 * k + 1] : ids[k];
-		out[k].tdeg = a[3 * k + 2];
+		out[k].found = a[W * k] != 0;
+		out[k].internal = a[W * k] - 1;
+		out[k].input = out[k].found ? a[W * k + 1] : ids[k];
+		out[k].tdeg = a[W * k + 2];
+		out[k].incomp = a[W * k + 3] != 0;
+		out[k].chosen = 0;
 	}
 	free(a);
 }
@@ -143,8 +157,9 @@ static const kbfs_vref *resolve(rcache *c, uint64_t v)
 
 static int accept(uint64_t v, void *arg)
 {
+	const rcache *c = arg;
 	const kbfs_vref *p = resolve(arg, v);
-	return p->found && p->tdeg > 0;
+	return p->found && p->tdeg > 0 && (!c->r->comp || p->incomp);
 }
 
 static int sample(kbfs_run *r, int nroots)
@@ -155,7 +170,13 @@ static int sample(kbfs_run *r, int nroots)
 	r->res = kcalloc((size_t)(got > 0 ? got : 1), sizeof *r->res);
 	int rc = 0;
 	for (int k = 0; k < got; k++) {
-		const kbfs_vref *p = resolve(&c, roots[k]);
+		kbfs_vref *p = (kbfs_vref *)resolve(&c, roots[k]);
+		/* the sampler gives up after 2N candidates and hands back the
+		 * next ones unchecked: within a component, keep only what it
+		 * accepts, once */
+		if (r->comp && (!accept(roots[k], &c) || p->chosen))
+			continue;
+		p->chosen = 1;
 		if (!p->found) {
 			if (r->rank == 0)
 				kerror("the root sampler found no vertex with edges");
@@ -171,6 +192,9 @@ static int sample(kbfs_run *r, int nroots)
 	free(c.key);
 	free(c.val);
 	free(c.used);
+	if (!rc && r->comp && r->nres < (size_t)nroots && r->rank == 0)
+		kwarn("only %zu roots drawn from the component of %llu vertices (%d asked for)", r->nres,
+		      (unsigned long long)r->comp_size, nroots);
 	return rc;
 }
 
@@ -264,11 +288,76 @@ static int given(kbfs_run *r)
 	return rc;
 }
 
+/* The vertex of highest tuple degree (the lowest internal id of the ties):
+ * *v its internal id, *tdeg its degree (0: no vertex has an edge). */
+static void highest_degree(kbfs_run *r, uint64_t *v, uint64_t *tdeg)
+{
+	const kpart_block *b = r->b;
+	uint64_t first = kpart_owned_first(&b->g, b->i, b->j), best[2] = {0, UINT64_MAX};
+	for (uint64_t k = 0; k < b->g.nb; k++)
+		if (is_real(b, k) && b->tdeg[k] > best[0])
+			best[0] = b->tdeg[k], best[1] = first + k;
+	uint64_t top = best[0];
+	kcomm_allreduce_u64(r->world, &top, 1, KCOMM_MAX);
+	uint64_t id = best[0] == top ? best[1] : UINT64_MAX;
+	kcomm_allreduce_u64(r->world, &id, 1, KCOMM_MIN);
+	*v = id;
+	*tdeg = top;
+}
+
+/* --roots-from largest: one untimed search from the vertex of highest
+ * degree; r->comp flags the owned vertices it reached.  Collective. */
+static int component(kbfs_run *r)
+{
+	const kpart_block *b = r->b;
+	uint64_t v, tdeg;
+	highest_degree(r, &v, &tdeg);
+	if (!tdeg) {
+		if (r->rank == 0)
+			kerror("no vertex has an edge: no component to draw roots from");
+		return KEXIT_DATA;
+	}
+	kbfs_vref ref;
+	lookup(r, &v, 1, 0, &ref);
+	kbfs_ctx *x = &r->ctx;
+	x->root_label = ref.input;
+	x->verbose = 0;
+	int rc = kbfs_search(x, v, tdeg);
+	if (rc)
+		return rc;
+	kbfs_search_finish(x);
+	size_t nb = (size_t)b->g.nb;
+	uint64_t *pred = kmalloc(kmul(nb ? nb : 1, 8));
+	r->eng.to_host(&r->eng, pred, r->eng.buf(&r->eng, KBFS_PRED), nb * 8);
+	r->comp = kmalloc(nb ? nb : 1);
+	uint64_t with_edges = 0;
+	for (size_t k = 0; k < nb; k++) {
+		r->comp[k] = pred[k] != KBFS_NONE;
+		with_edges += is_real(b, k) && b->tdeg[k] > 0;
+	}
+	free(pred);
+	kcomm_allreduce_u64(r->world, &with_edges, 1, KCOMM_SUM);
+	r->comp_from = ref.input;
+	r->comp_size = x->reached;
+	if (r->rank == 0)
+		knote("roots from the component of vertex %llu (the highest degree, %llu): %llu vertices, %.1f%% of "
+		      "the %llu with an edge%s",
+		      (unsigned long long)ref.input, (unsigned long long)tdeg, (unsigned long long)x->reached,
+		      100.0 * (double)x->reached / (double)with_edges, (unsigned long long)with_edges,
+		      2 * x->reached >= with_edges ? ", so the largest" : "");
+	return 0;
+}
+
 int kbfs_choose_roots(kbfs_run *r)
 {
 	if (r->b->orig)
 		kidmap_build(&r->inv, r->b->orig, r->b->g.nb);
 	if (r->o->nroots_given || r->o->roots_file)
 		return given(r);
+	if (r->o->roots_from == KBFS_ROOTS_LARGEST) {
+		int rc = component(r);
+		if (rc)
+			return rc;
+	}
 	return sample(r, r->o->nroots);
 }

@@ -363,7 +363,7 @@ static void root_progress(const kbfs_run *r, size_t k)
 static void print_block(kbfs_run *r)
 {
 	size_t n = r->nres;
-	double *t = kmalloc(kmul(n ? n : 1, 3 * sizeof(double))), *ne = t + n, *vt = ne + n;
+	double *t = kmalloc(kmul(n ? n : 1, 4 * sizeof(double))), *ne = t + n, *vt = ne + n, *rc = vt + n;
 	for (size_t k = 0; k < n; k++) {
 		t[k] = r->res[k].time;
 		ne[k] = (double)r->res[k].nedge;
@@ -381,6 +381,9 @@ static void print_block(kbfs_run *r)
 		.validate_time = r->o->validate ? vt : NULL,
 	};
 	r->hmean = kstat_harmonic_teps(t, ne, n);
+	for (size_t k = 0; k < n; k++)
+		rc[k] = (double)r->res[k].reached;
+	r->small_roots = kstat_small_searches(rc, n, &r->largest_reached);
 	/* the report goes to stdout, or to stderr when a root's depths or
 	 * parents do (-q then silences it); -r searches get a line each */
 	FILE *fp = r->data_stdout ? stderr : stdout;
@@ -394,6 +397,10 @@ static void print_block(kbfs_run *r)
 		else
 			kstat_print_block(fp, &sr);
 	}
+	char warn[512];
+	kstat_small_warning(warn, sizeof warn, r->small_roots, n, r->largest_reached);
+	if (*warn)
+		kwarn("%s", warn);
 	free(t);
 }
 
@@ -409,6 +416,7 @@ static void cleanup(kbfs_run *r)
 		free(r->res[k].lv);
 	free(r->res);
 	kidmap_free(&r->inv);
+	free(r->comp);
 	free(r->hosts);
 	free(r->pred);
 	free(r->mypred);
@@ -461,17 +469,6 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 		cleanup(r);
 		return rc;
 	}
-	rc = kbfs_choose_roots(r);
-	if (!rc && r->data_stdout && r->nres != 1) {
-		if (r->rank == 0)
-			kerror("--%s-out -: one root's file goes to standard output, and this run has %zu roots; give "
-			       "one with -r ROOT",
-			       o->depth_out && !strcmp(o->depth_out, "-") ? "depth" : "pred", r->nres);
-		rc = KEXIT_USAGE;
-	}
-	if (!rc && r->rank == 0 && kcomm_progress_ok() && !klog_verbose())
-		knote("'%s' (%dx%d) loaded in %.2f s; %zu root%s", dir, g->R, g->C, r->load_time, r->nres,
-		      r->nres == 1 ? "" : "s");
 	if (!rc) {
 		kbfs_engine_conf ec = kbfs_engine_conf_of(r);
 		rc = kcomm_agree(world, r->eng.setup(&r->eng, b, &ec));
@@ -486,6 +483,19 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 			x->wire_cap = ec.wire_cap;
 		}
 	}
+	/* the roots once the engine is ready (--roots-from largest searches) */
+	if (!rc)
+		rc = kbfs_choose_roots(r);
+	if (!rc && r->data_stdout && r->nres != 1) {
+		if (r->rank == 0)
+			kerror("--%s-out -: one root's file goes to standard output, and this run has %zu roots; give "
+			       "one with -r ROOT",
+			       o->depth_out && !strcmp(o->depth_out, "-") ? "depth" : "pred", r->nres);
+		rc = KEXIT_USAGE;
+	}
+	if (!rc && r->rank == 0 && kcomm_progress_ok() && !klog_verbose())
+		knote("'%s' (%dx%d) loaded in %.2f s; %zu root%s", dir, g->R, g->C, r->load_time, r->nres,
+		      r->nres == 1 ? "" : "s");
 	if (rc) {
 		cleanup(r);
 		return rc;

@@ -66,6 +66,11 @@ struct kbfs_device {
 	void (*json_options)(kbfs_device *d, kjson_writer *w);
 };
 
+/* Where the sampler draws roots from (--roots-from): every vertex with an
+ * edge (Graph500), or the component of the vertex of highest degree. */
+enum kbfs_roots_from { KBFS_ROOTS_ALL, KBFS_ROOTS_LARGEST };
+extern const char *const kbfs_roots_from_names[]; /* "all", "largest" */
+
 /* Where each tree is validated (--validator). */
 enum kbfs_validator { KBFS_VAL_AUTO, KBFS_VAL_DEVICE, KBFS_VAL_HOST };
 extern const char *const kbfs_validator_names[]; /* "auto", "device", "host" */
@@ -81,6 +86,7 @@ typedef struct kbfs_opts {
 	const uint64_t *roots;    /* -r values (input ids) */
 	size_t nroots_given;
 	const char *roots_file;   /* --roots */
+	int roots_from;           /* enum kbfs_roots_from (--roots-from) */
 	const char *json;         /* --json FILE */
 	const char *pred_out;     /* --pred-out DIR */
 	int pred_binary;

@@ -238,10 +238,12 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 				      " vertices (%.2f s)",
 				      o->from, r.ne, r.selfloops, r.nv, ktime() - t0);
 			else
-				knote("'%s' (%s): %" PRIu64 " lines read, %" PRIu64 " edges kept, %" PRIu64
+				/* (%.0 of a header line 0 prints nothing) */
+				knote("'%s' (%s%s%s%.0" PRIu64 "): %" PRIu64 " lines read, %" PRIu64 " edges kept, %" PRIu64
 				      " self-loops, %" PRIu64 " malformed lines skipped, %" PRIu64 " vertices (%.2f s)",
-				      o->from, kimport_format_name(r.format), r.lines, r.ne, r.selfloops, r.malformed, r.nv,
-				      ktime() - t0);
+				      o->from, kimport_format_name(r.format), r.csv ? ", CSV" : "",
+				      r.header ? ", a header on line " : "", r.header, r.lines, r.ne, r.selfloops, r.malformed,
+				      r.nv, ktime() - t0);
 			if (o->map_out)
 				rc = write_map(o->map_out, &r);
 		}
@@ -257,6 +259,10 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 			info.ne = r.ne;
 			info.flags = KEDGE_F_UNDIRECTED;
 			info.prov = kedge_prov_make(o->argc, o->argv, extra);
+			if (r.map && (o->format == KFMT_MTX || o->format == KFMT_SG))
+				knote("'%s' has vertex ids of its own: the %s file numbers the vertices %s (--map FILE "
+				      "writes which is which)",
+				      o->from, kfmt_names[o->format], o->format == KFMT_MTX ? "1..nv" : "0..nv-1");
 			ksink *sink;
 			rc = ksink_open(o->out, o->format, o->force, o->compress, &info, r.map, &sink);
 			free(info.prov);

@@ -3,6 +3,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 const char *const kdev_engine_names[] = {"cpu", "cuda", "auto", NULL};
 
@@ -24,6 +26,24 @@ static void why_not(kcomm *c, const kdev *d, char *why, size_t len)
 		*why = 0;
 }
 
+/* --engine auto in a build without the device engine on a machine that has
+ * an NVIDIA GPU (/dev/nvidia0, or the file KBFS_TEST_GPU_NODE names): rank 0
+ * warns, once, that the CPU engine runs where the GPU could (a build made
+ * where no GPU was visible, without CUDA=1). */
+static void warn_unbuilt_gpu(kcomm *c, int built)
+{
+	static int said;
+	const char *node = getenv("KBFS_TEST_GPU_NODE");
+	if (!node || !*node)
+		node = "/dev/nvidia0";
+	if (built || said || kcomm_rank(c) != 0 || access(node, F_OK))
+		return;
+	said = 1;
+	kwarn("this build has no CUDA engine, but this machine has a GPU (%s): the CPU engine runs; "
+	      "rebuild with make CUDA=1",
+	      node);
+}
+
 int kdev_pick(kcomm *world, const kdev *d, int want, int *on_dev, char *why, size_t len)
 {
 	int rank = kcomm_rank(world);
@@ -40,6 +60,8 @@ int kdev_pick(kcomm *world, const kdev *d, int want, int *on_dev, char *why, siz
 		return 0;
 	}
 	why_not(world, d, why, len);
+	if (want == KDEV_ENGINE_AUTO)
+		warn_unbuilt_gpu(world, d && d->built);
 	if (*why && want == KDEV_ENGINE_AUTO) {
 		if (rank == 0)
 			kinfo("engine cpu (%s)", why);

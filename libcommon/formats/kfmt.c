@@ -1,7 +1,7 @@
 #include "kfmt.h"
 #include "kio.h"
 
-const char *const kfmt_names[] = {"kedge", "text", "g500", "g500v2", NULL};
+const char *const kfmt_names[] = {"kedge", "text", "g500", "g500v2", "mtx", "sg", NULL};
 
 size_t kfmt_u64(char *p, uint64_t v)
 {
@@ -28,6 +28,19 @@ size_t kfmt_text(char *buf, const uint64_t *uv, size_t n, const uint64_t *map)
 		p += kfmt_u64(p, u);
 		*p++ = ' ';
 		p += kfmt_u64(p, v);
+		*p++ = '\n';
+	}
+	return (size_t)(p - buf);
+}
+
+size_t kfmt_mtx(char *buf, const uint64_t *uv, size_t n)
+{
+	char *p = buf;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t u = uv[2 * k], v = uv[2 * k + 1];
+		p += kfmt_u64(p, (u > v ? u : v) + 1);
+		*p++ = ' ';
+		p += kfmt_u64(p, (u > v ? v : u) + 1);
 		*p++ = '\n';
 	}
 	return (size_t)(p - buf);

@@ -124,12 +124,84 @@ static void renumber(imp *m)
 
 /* ---- SNAP / GAP edge lists ---------------------------------------------------- */
 
+/*
+ * CSV, as cuGraph and pandas write edge lists: fields split by commas (with
+ * blanks around them or not) instead of blanks, decided on the first line
+ * that is not blank or a comment.  That line may be a header of names, in
+ * either kind of list ("src,dst", "source,target,weight", "u v"): every
+ * field a name (it starts with a letter, '_' or a quote), at least two of
+ * them, the first empty in a CSV whose rows start with pandas' index
+ * column (",src,dst"), which is then skipped on every row.
+ */
+typedef struct csv_state {
+	int csv;    /* fields split by commas */
+	int index;  /* a first column to skip (pandas' index) */
+} csv_state;
+
+static int is_name_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '"' || c == '\''; }
+
+/* The first data line [p, e) a header of names? */
+static int header_line(const char *p, const char *e, csv_state *cs)
+{
+	int names = 0, fields = 0, empty_first = 0;
+	while (p < e) {
+		p = kimport_skip_sp(p);
+		const char *end = p;
+		while (end < e && !(cs->csv ? *end == ',' : kimport_is_sp((unsigned char)*end)))
+			end++;
+		const char *q = p;
+		while (q < end && kimport_is_sp((unsigned char)*q))
+			q++;
+		if (q == end || *q == '\n') { /* an empty field */
+			if (!cs->csv || fields > 0)
+				break;
+			empty_first = 1;
+		} else if (is_name_start(*q)) {
+			names++;
+		} else {
+			return 0;
+		}
+		fields++;
+		if (end >= e || *end == '\n')
+			break;
+		p = end + 1;
+	}
+	if (names < 2)
+		return 0;
+	cs->index = empty_first;
+	return 1;
+}
+
+/* A data line of a CSV: its commas become blanks, in the reader's own
+ * buffer (the line is read once), after a check that none of the fields
+ * read (the index column, u, v) is empty, which blanks would hide
+ * ("1,,2" is not the edge 1 2).  0, or -1 for an empty field. */
+static int uncomma(const char *s, const char *e, const csv_state *cs)
+{
+	int need = 2 + cs->index, field = 0, filled = 0;
+	for (char *p = (char *)s; p < e; p++) {
+		if (*p == ',') {
+			if (field < need && !filled)
+				return -1;
+			*p = ' ';
+			field++;
+			filled = 0;
+		} else if (!kimport_is_sp((unsigned char)*p)) {
+			filled = 1;
+		}
+	}
+	/* the last field ("1," ends with an empty v) */
+	return field > 0 && field < need && !filled ? -1 : 0;
+}
+
 static int parse_edgelist(imp *m)
 {
 	kimport_result *res = m->res;
 	const char *s, *e;
-	int rc, first = 1, first_pair = 0;
+	char why[160];
+	int rc, first = 1, first_pair = 0, first_data = 1;
 	uint64_t fu = 0, fv = 0, rest_max = 0;
+	csv_state cs = {0, 0};
 	while ((rc = kimport_rd_line(&m->r, &s, &e)) > 0) {
 		const char *p = kimport_skip_sp(s);
 		if (*p == '\n')
@@ -138,7 +210,30 @@ static int parse_edgelist(imp *m)
 			res->comments++;
 			continue;
 		}
+		if (first_data) {
+			first_data = 0;
+			cs.csv = res->csv = memchr(p, ',', (size_t)(e - p)) != NULL;
+			if (header_line(p, e, &cs)) {
+				res->comments++;
+				res->header = m->r.lineno;
+				continue;
+			}
+		}
+		if (cs.csv && uncomma(p, e, &cs)) {
+			if ((rc = kimport_bad_line(m, "an empty field in a CSV line")))
+				return rc;
+			continue;
+		}
 		uint64_t u, v;
+		if (cs.index) { /* pandas' row number, not an id */
+			int t = kimport_scan_u64(&p, &u);
+			if (t != TOK_OK) {
+				kimport_tok_why(t, p, "id", why, sizeof why);
+				if ((rc = kimport_bad_line(m, why)))
+					return rc;
+				continue;
+			}
+		}
 		if ((rc = kimport_scan_pair(m, &p, &u, &v, "id", "a line with a single id (want 'u v')")) > 0)
 			return rc;
 		if (rc < 0)

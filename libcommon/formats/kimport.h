@@ -6,6 +6,11 @@
  *   - SNAP/GAP text edge lists: "u v [anything]" per line, '#' and '%'
  *     comment lines, blank lines ignored, ids are non-negative 64-bit
  *     integers (a third column such as a GAP .wel weight is ignored);
+ *     or CSV ("u,v[,anything]", as cuGraph and pandas write them), told
+ *     by a comma on the first line that is not a comment; either may start
+ *     with a header line of names ("src,dst", "source target"), and a CSV
+ *     header whose first name is empty (",src,dst") announces pandas' index
+ *     column, which is skipped;
  *   - Matrix Market coordinate files ("%%MatrixMarket matrix coordinate
  *     pattern|integer|real|complex general|symmetric|skew-symmetric|
  *     hermitian"), 1-based; the size line must be square (ROWS == COLUMNS)
@@ -100,6 +105,8 @@ typedef struct kimport_result {
 	uint64_t selfloops;  /* self-loop tuples kept */
 	uint64_t malformed;  /* lines skipped with skip_bad */
 	uint64_t comments;   /* comment/header lines */
+	int csv;             /* an edge list whose fields are comma-separated */
+	uint64_t header;     /* an edge list's header line of names (its number), or 0 */
 } kimport_result;
 
 /* Read PATH ("-" = stdin).  Returns 0 or a KEXIT_* code after kerror(). */

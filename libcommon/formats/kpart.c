@@ -9,6 +9,7 @@
 #include "kfs.h"
 #include "klog.h"
 #include "kmem.h"
+#include "kmagic.h"
 #include "kopt.h"
 
 #include <errno.h>
@@ -19,7 +20,6 @@
 
 const char *const kpart_relabel_names[] = {"none", "degree", NULL};
 
-const unsigned char kpart_magic[KPART_MAGIC_LEN] = {0x89, 'K', 'P', 'A', 'R', 'T', '\r', '\n'};
 
 void kpart_rank_file(char *buf, size_t len, int rank) { snprintf(buf, len, "rank-%05d.kpart", rank); }
 
@@ -172,6 +172,39 @@ static int rank_line(kpart_manifest *m, const char *key, const char *val)
 	return 0;
 }
 
+/* A file handed where a partition (a directory) was wanted: one line that
+ * says what it is and the command that makes a partition of it, for one
+ * rank (g.kg -> kpart -R 1 -C 1 -o g.1x1 g.kg; a text graph is imported
+ * first).  The output's name is the file's without its extension (and
+ * .gz). */
+static void not_a_partition(const char *path)
+{
+	int kind = KMAGIC_OTHER;
+	if (kmagic_detect(path, &kind))
+		kind = KMAGIC_OTHER;
+	size_t n = strlen(path);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (n > 3 && !strcmp(path + n - 3, ".gz") && path + n - 3 > base)
+		n -= 3;
+	for (size_t k = n; k > (size_t)(base - path) + 1; k--)
+		if (path[k - 1] == '.') {
+			n = k - 1;
+			break;
+		}
+	int len = n > 200 ? 200 : (int)n;
+	if (kind == KMAGIC_KEDGE)
+		kerror("'%s' is an edge file, not a partition: make one with kpart -R 1 -C 1 -o %.*s.1x1 %s "
+		       "(for one rank; -R R -C C for R x C ranks)",
+		       path, len, path, path);
+	else if (kind == KMAGIC_OTHER || kind == KMAGIC_GZIP)
+		kerror("'%s' is not a partition: if it is a graph, import and partition it with kgen --from %s -o "
+		       "%.*s.kg && kpart -R 1 -C 1 -o %.*s.1x1 %.*s.kg",
+		       path, path, len, path, len, path, len, path);
+	else
+		kerror("'%s': not a kbfs partition (not a directory)", path);
+}
+
 /* kpart_manifest_read, in steps: DIR/manifest's path, when DIR is a
  * partition directory with one (*path kmalloc'd); 0 or a KEXIT code. */
 static int manifest_path(const char *dir, char **path)
@@ -182,7 +215,7 @@ static int manifest_path(const char *dir, char **path)
 		return KEXIT_IO;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		kerror("'%s': not a kbfs partition (not a directory)", dir);
+		not_a_partition(dir);
 		return KEXIT_DATA;
 	}
 	*path = kfs_join(dir, "manifest");

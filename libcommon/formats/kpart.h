@@ -157,7 +157,14 @@ static inline const char *kpart_relabel_name(int relabel)
  *      trailer, u32 CRC32 of the 16 trailer bytes before it.
  * The manifest records each rank file's size and the CRC32 of all of it. */
 #define KPART_MAGIC_LEN 8
-extern const unsigned char kpart_magic[KPART_MAGIC_LEN];
+/* The rank file's magic, in the header so that kmagic (format detection,
+ * which kpart.c's messages use) needs nothing of kpart.c. */
+static inline const unsigned char *kpart_magic_bytes(void)
+{
+	static const unsigned char m[KPART_MAGIC_LEN] = {0x89, 'K', 'P', 'A', 'R', 'T', '\r', '\n'};
+	return m;
+}
+#define kpart_magic (kpart_magic_bytes())
 enum {
 	KPART_F_IDX64 = 1u << 0,   /* local indices are u64 */
 	KPART_F_OFF64 = 1u << 1,   /* offsets are u64 on disk */
@@ -271,6 +278,8 @@ typedef struct kpart_estimate {
 	uint64_t edge_file_bytes; /* the kedge file of M tuples */
 	uint64_t device_bytes;    /* kpart_device_bytes of the busiest rank */
 	uint64_t build_device_bytes; /* kpart --engine cuda: the busiest rank's block in one piece */
+	uint64_t host_bytes;      /* kbfs --engine cpu on the busiest rank: its block, the engine's
+				   * row and vertex arrays, validation's 13 bytes a vertex */
 } kpart_estimate;
 /* From nv vertices and M tuples on an R x C grid: nnz per rank at most
  * 2M/(R C) (no duplicate or self-loop removed), 15% more on the busiest
@@ -285,7 +294,8 @@ int kpart_estimate_fit(uint64_t nv, uint64_t M, uint64_t gpu_bytes, int *R, int 
 void kpart_estimate_print(FILE *fp, const char *what, const kpart_estimate *e, uint64_t gpu_bytes);
 /* The same as one JSON object (bytes): nv, M, R, C, nnz_rank_max,
  * index_bits, edge_file_bytes, rank_file_bytes_max, device_bytes_max,
- * build_device_bytes_max; with
+ * build_device_bytes_max, host_bytes_max, host_available_bytes (this
+ * machine's, 0 when unknown); with
  * gpu_bytes also fits, fewest_gpus and fewest_grid {R, C}. */
 void kpart_estimate_json(FILE *fp, const kpart_estimate *e, uint64_t gpu_bytes);
 /* "17.35 GiB", "512 B" (binary units) */

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The busiest rank's stored edges over the average, allowed for on grids
  * of more than one rank (measured on Kronecker graphs: 1.04 on 2x2, 1.05 on
@@ -50,7 +51,24 @@ int kpart_estimate_make(uint64_t nv, uint64_t M, int R, int C, kpart_estimate *e
 	uint64_t csc = keys + 16 * (ncols + 1) + 8 * (ncols + 1), big = ncols > nrows ? ncols : nrows;
 	uint64_t fin = keys + 8 * (big + 1) + 8 * (ncols + nrows);
 	e->build_device_bytes = csc > fin ? csc : fin;
+	/* kbfs with the CPU engine, as kbfs_plan.c counts it for a built
+	 * partition: the block (8-byte offsets, the indices, tdeg), the
+	 * engine (its bitmaps, a packed word per local row and per owned
+	 * vertex, two wire buffers of nb/8 bytes per peer), and for
+	 * validation this rank's entries and every vertex's parent and depth
+	 * (8 + 5 bytes); the CUDA engine keeps less here */
+	uint64_t nb = e->g.nb, peers = (uint64_t)(R > C ? R : C);
+	e->host_bytes = 8 * (ncols + 1) + 8 * (nrows + 1) + 2 * (uint64_t)I * e->nnz_rank + 8 * nb +
+			8 * (3 * nb / 64 + ncols / 64 + 4 * nrows / 64 + nrows + nb) + 2 * peers * ((nb / 8 + 7) & ~UINT64_C(7)) +
+			8 * nb + 13 * e->g.N;
 	return 0;
+}
+
+/* This machine's available memory (0: unknown). */
+static uint64_t host_available(void)
+{
+	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
 }
 
 /* The most square grid of P ranks, R <= C. */
@@ -116,6 +134,8 @@ void kpart_estimate_json(FILE *fp, const kpart_estimate *e, uint64_t gpu_bytes)
 	kjson_kv_uint(w, "device_bytes_max", e->device_bytes);
 	kjson_kv_uint(w, "build_device_bytes_max", e->build_device_bytes);
 	kjson_kv_uint(w, "kgen_device_bytes", kgen_device_bytes(0));
+	kjson_kv_uint(w, "host_bytes_max", e->host_bytes);
+	kjson_kv_uint(w, "host_available_bytes", host_available());
 	if (gpu_bytes) {
 		int R, C;
 		kjson_kv_uint(w, "gpu_bytes", gpu_bytes);
@@ -147,6 +167,11 @@ void kpart_estimate_print(FILE *fp, const char *what, const kpart_estimate *e, u
 		e->idx64 ? "64-bit" : "32-bit");
 	fprintf(fp, "  device memory per GPU   up to %s (kbfs --engine cuda, one rank per GPU)\n",
 		kpart_human_bytes(a, sizeof a, e->device_bytes));
+	uint64_t avail = host_available();
+	fprintf(fp, "  host memory per rank    up to %s (kbfs --engine cpu: the block, its arrays, validation's 13 B a "
+		    "vertex)%s%s%s\n",
+		kpart_human_bytes(a, sizeof a, e->host_bytes), avail ? "; " : "",
+		avail ? kpart_human_bytes(b, sizeof b, avail) : "", avail ? " available here" : "");
 	fprintf(fp, "  kgen on the GPU         %s per rank (--engine cuda; any scale)\n",
 		kpart_human_bytes(a, sizeof a, kgen_device_bytes(0)));
 	fprintf(fp, "  kpart on the GPU        up to %s per GPU for a block in one piece (--engine cuda; "

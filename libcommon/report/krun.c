@@ -53,7 +53,8 @@ static int check_figures(const char *path, const kjson_value *doc)
 		}
 		if ((key = bad_number(rt, "time", 0, 0, HUGE_VAL, why, sizeof why)) ||
 		    (key = bad_number(rt, "nedge", 0, 0, HUGE_VAL, why, sizeof why)) ||
-		    (key = bad_number(rt, "validate_time", 0, 0, HUGE_VAL, why, sizeof why))) {
+		    (key = bad_number(rt, "validate_time", 0, 0, HUGE_VAL, why, sizeof why)) ||
+		    (key = bad_number(rt, "reached", 1, 0, 0x1p63, why, sizeof why))) {
 			kerror("'%s': root %zu: \"%s\" %s", path, k, key, why);
 			return KEXIT_DATA;
 		}
@@ -152,6 +153,20 @@ static size_t root_arrays(const krun *r, double **time, double **nedge, double *
 	return n;
 }
 
+/* Roots whose search reached far fewer vertices than the widest
+ * (kstat_small_searches on each root's "reached"). */
+static size_t small_searches(const krun *r, double *largest)
+{
+	const kjson_value *roots = kjson_get(r->doc, "roots");
+	size_t n = kjson_len(roots);
+	double *reached = kmalloc((n + 1) * sizeof *reached);
+	for (size_t k = 0; k < n; k++)
+		reached[k] = num(kjson_at(roots, k), "reached");
+	size_t small = kstat_small_searches(reached, n, largest);
+	free(reached);
+	return small;
+}
+
 int krun_print_block(FILE *fp, const krun *r)
 {
 	double *t, *ne, *vt;
@@ -175,6 +190,12 @@ int krun_print_block(FILE *fp, const krun *r)
 		.validate_time = vt,
 	};
 	kstat_print_block(fp, &run);
+	double largest;
+	size_t small = small_searches(r, &largest);
+	char warn[512];
+	kstat_small_warning(warn, sizeof warn, small, n, largest);
+	if (*warn)
+		kwarn("'%s': %s", r->path, warn);
 	free(t);
 	free(ne);
 	free(vt);
@@ -194,6 +215,7 @@ int krun_print_json(FILE *fp, const krun *runs, size_t nr)
 		kstat_teps_describe(t, ne, n, &tp);
 		kjson_begin_object(w);
 		kjson_kv_string(w, "file", runs[i].path);
+		kjson_kv_string(w, "graph", kjson_str(kjson_get(kjson_get(runs[i].doc, "graph"), "name")));
 		kjson_kv_int(w, "scale", (int64_t)num(runs[i].doc, "scale"));
 		kjson_kv_int(w, "ranks", (int64_t)num(runs[i].doc, "ranks"));
 		kjson_kv_string(w, "engine", kjson_str(kjson_get(runs[i].doc, "engine")));
@@ -207,6 +229,10 @@ int krun_print_json(FILE *fp, const krun *runs, size_t nr)
 		kjson_kv_double(w, "harmonic_mean_teps", tp.harmonic_mean);
 		kjson_kv_double(w, "harmonic_stddev_teps", tp.harmonic_stddev);
 		kjson_kv_bool(w, "validated", vt != NULL);
+		double largest;
+		size_t small = small_searches(&runs[i], &largest);
+		kjson_kv_uint(w, "largest_reached", (uint64_t)largest);
+		kjson_kv_uint(w, "small_component_roots", small);
 		kjson_end_object(w);
 		free(t);
 		free(ne);
@@ -218,6 +244,15 @@ int krun_print_json(FILE *fp, const krun *runs, size_t nr)
 
 static const char *const phases[] = {"expand", "local", "fold", "update", "sv", "allreduce"};
 enum { NPH = 6 };
+/* The legend says what each phase is (kbfs(1), The algorithm). */
+static const char *const phase_legend[NPH] = {
+	"expand: frontier gathered in the grid column",
+	"local: this rank's scan of its edges",
+	"fold: found vertices sent to their owners",
+	"update: owners keep the new frontier",
+	"sv: visited bits shared along the grid row",
+	"allreduce: the level's counts summed",
+};
 
 /* The index of the root whose time is the median (the lower of two). */
 static size_t median_root(const kjson_value *roots)
@@ -265,8 +300,8 @@ static int breakdown(FILE *fp, const krun *r)
 	char title[512];
 	snprintf(title, sizeof title, "Levels of root %.0f, the median time of %zu (%s)", num(rt, "root"), nroots,
 		 r->path);
-	int rc = ksvg_stacked(fp, title, "BFS level and direction (TD top-down, BU bottom-up)", "time (ms)", nlev,
-			      (const char *const *)labels, NPH, phases, v);
+	int rc = ksvg_stacked(fp, title, "BFS level and direction (TD top-down, BU bottom-up)", "time on rank 0 (ms)",
+			      nlev, (const char *const *)labels, NPH, phase_legend, v);
 	for (size_t l = 0; l < nlev; l++)
 		free(labels[l]);
 	free(labels);
@@ -277,21 +312,52 @@ static int breakdown(FILE *fp, const krun *r)
 typedef struct run_point {
 	double ranks, teps, scale;
 	char grid[32];
+	char key[80];   /* the graph: its CRC, the generator's parameters or (older runs) the scale */
+	char name[200]; /* what the legend calls it */
 } run_point;
 
-static int by_scale_ranks(const void *a, const void *b)
+/* Which graph a run searched ("graph" in the record; older records have
+ * only the scale, so they are told apart by it alone, as they were). */
+static void graph_of(const kjson_value *doc, run_point *p)
+{
+	const kjson_value *g = kjson_get(doc, "graph");
+	const char *kind = kjson_str(kjson_get(g, "kind")), *name = kjson_str(kjson_get(g, "name"));
+	const char *crc = kjson_str(kjson_get(g, "source_crc32"));
+	if (!name) {
+		snprintf(p->key, sizeof p->key, "scale %.0f", p->scale);
+		snprintf(p->name, sizeof p->name, "scale %.0f", p->scale);
+		return;
+	}
+	/* a Kronecker graph is its parameters, whichever file holds it */
+	if (crc && !(kind && !strcmp(kind, "kronecker")))
+		snprintf(p->key, sizeof p->key, "crc32 %s", crc);
+	else
+		snprintf(p->key, sizeof p->key, "%.79s", name);
+	snprintf(p->name, sizeof p->name, "%s", name);
+	if (crc && kind && !strcmp(kind, "import"))
+		snprintf(p->name, sizeof p->name, "%.150s (scale %.0f)", name, p->scale);
+}
+
+static int by_graph_ranks(const void *a, const void *b)
 {
 	const run_point *p = a, *q = b;
 	if (p->scale != q->scale)
 		return p->scale < q->scale ? -1 : 1;
+	int k = strcmp(p->key, q->key);
+	if (k)
+		return k;
 	if (p->ranks != q->ranks)
 		return p->ranks < q->ranks ? -1 : 1;
 	return p->teps > q->teps ? -1 : p->teps < q->teps; /* best first */
 }
 
-/* Harmonic-mean TEPS against ranks, per scale: a line through the best grid
- * of each rank count, the other grids as points, every point labelled with
- * its grid (1x2 and 2x1 are different runs at 2 ranks, not a line). */
+/* Harmonic-mean TEPS against ranks, per graph (never per scale alone: an
+ * imported graph's scale is only ceil(log2 nv), so a real graph and a
+ * Kronecker graph can share it): a line through the best grid of each rank
+ * count, the other runs (other grids, or the same grid again) as points,
+ * every point labelled with its grid
+ * (1x2 and 2x1 are different runs at 2 ranks, not a line).  Two graphs of
+ * one name (imported files that differ) are told apart by their CRC. */
 static int scaling(FILE *fp, const krun *runs, size_t n)
 {
 	run_point *pt = kcalloc(n, sizeof *pt);
@@ -303,18 +369,20 @@ static int scaling(FILE *fp, const krun *runs, size_t n)
 		pt[i].teps = m ? kstat_harmonic_teps(t, ne, m) : 0;
 		pt[i].scale = num(runs[i].doc, "scale");
 		snprintf(pt[i].grid, sizeof pt[i].grid, "%.0fx%.0f", num(g, "R"), num(g, "C"));
+		graph_of(runs[i].doc, &pt[i]);
 		free(t);
 		free(ne);
 		free(vt);
 	}
-	qsort(pt, n, sizeof *pt, by_scale_ranks);
-	ksvg_chart *c = ksvg_chart_new("Harmonic-mean TEPS against ranks (points labelled R x C)", "ranks", "TEPS", 1, 1);
+	qsort(pt, n, sizeof *pt, by_graph_ranks);
+	ksvg_chart *c = ksvg_chart_new("Harmonic-mean TEPS against ranks, a series per graph (points labelled R x C)",
+				       "ranks", "TEPS", 1, 1);
 	double *bx = kmalloc(n * sizeof *bx), *by = kmalloc(n * sizeof *by);
 	double *ox = kmalloc(n * sizeof *ox), *oy = kmalloc(n * sizeof *oy);
 	const char **bl = kmalloc(n * sizeof *bl), **ol = kmalloc(n * sizeof *ol);
 	for (size_t i = 0; i < n;) {
 		size_t j = i, nb = 0, no = 0;
-		for (; j < n && pt[j].scale == pt[i].scale; j++) {
+		for (; j < n && !strcmp(pt[j].key, pt[i].key) && pt[j].scale == pt[i].scale; j++) {
 			int best = j == i || pt[j].ranks != pt[j - 1].ranks;
 			double *x = best ? bx : ox, *y = best ? by : oy;
 			const char **l = best ? bl : ol;
@@ -323,12 +391,17 @@ static int scaling(FILE *fp, const krun *runs, size_t n)
 			y[*k] = pt[j].teps;
 			l[(*k)++] = pt[j].grid;
 		}
-		char name[64];
-		snprintf(name, sizeof name, "scale %.0f, best grid", pt[i].scale);
+		int twin = 0; /* another graph goes by this name */
+		for (size_t q = 0; q < n && !twin; q++)
+			twin = !strcmp(pt[q].name, pt[i].name) && strcmp(pt[q].key, pt[i].key);
+		char name[320];
+		const char *id = twin ? pt[i].key : NULL;
+		snprintf(name, sizeof name, "%s%s%s%s, best grid", pt[i].name, id ? " [" : "", id ? id : "", id ? "]" : "");
 		ksvg_chart_series(c, name, bx, by, nb);
 		ksvg_chart_labels(c, bl);
 		if (no) {
-			snprintf(name, sizeof name, "scale %.0f, other grids", pt[i].scale);
+			snprintf(name, sizeof name, "%s%s%s%s, other runs", pt[i].name, id ? " [" : "", id ? id : "",
+				 id ? "]" : "");
 			ksvg_chart_series_style(c, name, ox, oy, no, KSVG_POINTS);
 			ksvg_chart_labels(c, ol);
 		}

@@ -30,8 +30,10 @@ int krun_print_block(FILE *fp, const krun *r);
 int krun_print_json(FILE *fp, const krun *runs, size_t n);
 /* One run: the per-level breakdown (each phase's time per level, with the
  * level's direction) of the root of median time.  Several: harmonic-mean
- * TEPS against ranks, per scale a line through the best grid of each rank
- * count and the other grids as points, each labelled R x C. */
+ * TEPS against ranks, per graph (the record's "graph": a Kronecker graph's
+ * parameters, an imported one's CRC; older records by scale) a line through
+ * the best run of each rank count and the other runs as points, each
+ * labelled R x C. */
 int krun_svg(FILE *fp, const krun *runs, size_t n);
 
 #endif

@@ -72,6 +72,31 @@ double kstat_harmonic_teps(const double *time, const double *nedge, size_t n)
 	return t.harmonic_mean;
 }
 
+size_t kstat_small_searches(const double *reached, size_t n, double *largest)
+{
+	double top = 0;
+	for (size_t k = 0; k < n; k++)
+		top = reached[k] > top ? reached[k] : top;
+	size_t small = 0;
+	for (size_t k = 0; k < n; k++)
+		small += reached[k] < KSTAT_SMALL_FRACTION * top;
+	*largest = top;
+	return small;
+}
+
+void kstat_small_warning(char *buf, size_t len, size_t small, size_t n, double largest)
+{
+	if (!small) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	snprintf(buf, len,
+		 "%zu of %zu roots reached fewer than %g%% of the %.0f vertices the widest search reached (small "
+		 "components: their TEPS are not comparable with the others' and sway the harmonic mean); "
+		 "kbfs --roots-from largest draws roots from the largest component",
+		 small, n, 100 * KSTAT_SMALL_FRACTION, largest);
+}
+
 /* Values start at index 32: the label (colon included) fills a 32-character
  * field.  A longer label (none exists) would still get one space. */
 #define LABEL_WIDTH 32

@@ -55,6 +55,18 @@ void kstat_teps_describe(const double *time, const double *nedge, size_t n, ksta
 /* The headline number: 1 / mean(time_i / nedge_i). */
 double kstat_harmonic_teps(const double *time, const double *nedge, size_t n);
 
+/*
+ * Searches far smaller than the widest: on a real graph a root in a
+ * component of 2 vertices is timed like any other, and its TEPS sway the
+ * statistics.  Returns how many of reached[0..n-1] are below
+ * KSTAT_SMALL_FRACTION of the largest, which goes to *largest.
+ */
+#define KSTAT_SMALL_FRACTION 0.01
+size_t kstat_small_searches(const double *reached, size_t n, double *largest);
+/* The warning line for them ("N of M roots reached fewer than 1% ..."),
+ * into buf; nothing (buf "") when small is 0. */
+void kstat_small_warning(char *buf, size_t len, size_t small, size_t n, double largest);
+
 typedef struct kstat_run {
 	int scale;
 	double edgefactor;

@@ -519,7 +519,7 @@ static void heat_colour(double t, char *buf, size_t len)
 	snprintf(buf, len, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }
 
-int ksvg_heatmap(FILE *fp, const char *title, const char *xlabel, const char *ylabel,
+int ksvg_heatmap(FILE *fp, const char *title, const char *xlabel, const char *ylabel, const char *zlabel,
 		 size_t rows, size_t cols, const double *values)
 {
 	KASSERT(values || rows == 0 || cols == 0);
@@ -532,6 +532,8 @@ int ksvg_heatmap(FILE *fp, const char *title, const char *xlabel, const char *yl
 		}
 	}
 	int have = vmin <= vmax;
+	if (have && vmin > 0)
+		vmin = 0; /* the scale starts at 0: a 1.15x imbalance is two close shades */
 
 	size_t big = rows > cols ? rows : cols;
 	double cs = big ? floor(560.0 / (double)big) : 64;
@@ -541,7 +543,11 @@ int ksvg_heatmap(FILE *fp, const char *title, const char *xlabel, const char *yl
 		cs = 1;
 	const double x0 = 80, y0 = 60;
 	double gw = cs * (double)cols, gh = cs * (double)rows;
-	double W = fmax(x0 + gw + 130, 480), H = y0 + fmax(gh, 120) + 60;
+	/* the colour bar is as tall as the grid, or as its label needs; the
+	 * picture as wide as the title needs (bold 16 px: ~9.5 px a char) */
+	size_t zlen = zlabel ? strlen(zlabel) : 0, tlen = title ? strlen(title) : 0;
+	double bh = fmax(fmax(gh, 120), 7.0 * (double)zlen + 16);
+	double W = fmax(fmax(x0 + gw + 130 + (zlen ? 24 : 0), 480), 9.5 * (double)tlen + 40), H = y0 + fmax(gh, bh) + 60;
 	double fs = fmin(12, cs / 4);
 	int write_values = cs >= 20;
 
@@ -594,7 +600,7 @@ int ksvg_heatmap(FILE *fp, const char *title, const char *xlabel, const char *yl
 
 	/* colour scale: 64 bands, largest value on top */
 	if (have) {
-		double bx = x0 + gw + 30, bh = fmax(gh, 120), bw = 16;
+		double bx = x0 + gw + 30, bw = 16;
 		const int bands = 64;
 		for (int i = 0; i < bands; i++) {
 			heat_colour(1.0 - (i + 0.5) / bands, colour, sizeof colour);
@@ -607,9 +613,17 @@ int ksvg_heatmap(FILE *fp, const char *title, const char *xlabel, const char *yl
 		if (fabs(mid) < 1e-9 * (vmax - vmin))
 			mid = 0;
 		const double at[3] = { vmax, mid, vmin };
+		double tw = 0; /* the widest tick label, for the bar's title beyond it */
 		for (int i = 0; i < 3; i++) {
 			snprintf(lab, sizeof lab, "%.3g", at[i]);
 			text_at(fp, bx + bw + 6, y0 + bh * i / 2 + 4, "start", NULL, lab);
+			tw = fmax(tw, 7.0 * (double)strlen(lab));
+		}
+		if (zlabel && *zlabel) {
+			double cx = bx + bw + 6 + tw + 16, cy = y0 + bh / 2;
+			char attrs[96];
+			snprintf(attrs, sizeof attrs, "font-size=\"13\" transform=\"rotate(-90 %.2f %.2f)\"", cx, cy);
+			text_at(fp, cx, cy, "middle", attrs, zlabel);
 		}
 	}
 	return svg_close(fp);

@@ -62,13 +62,15 @@ int ksvg_stacked(FILE *fp, const char *title, const char *xlabel, const char *yl
 
 /*
  * Heat map of a rows x cols grid, values[r*cols + c], row 0 at the top,
- * with a colour scale from the smallest to the largest finite value and
- * the value (%.3g) written in each cell when cells are large enough to
- * hold it (at least 20 px, i.e. grids up to 28 x 28); non-finite values
- * are grey "n/a" cells.  xlabel names the columns, ylabel the rows (may be
- * NULL).
+ * with a colour scale from 0 (or the smallest finite value, when it is
+ * negative) to the largest: sizes that differ by 15% are two close shades,
+ * never white against navy as a scale from the smallest value would draw
+ * them.  The value (%.3g) is written in each cell when cells are large
+ * enough to hold it (at least 20 px, i.e. grids up to 28 x 28); non-finite
+ * values are grey "n/a" cells.  xlabel names the columns, ylabel the rows,
+ * zlabel the values (beside the colour bar); any may be NULL.
  */
-int ksvg_heatmap(FILE *fp, const char *title, const char *xlabel, const char *ylabel,
+int ksvg_heatmap(FILE *fp, const char *title, const char *xlabel, const char *ylabel, const char *zlabel,
 		 size_t rows, size_t cols, const double *values);
 
 #endif

@@ -62,4 +62,36 @@ static inline int tap_same_file(const char *a, const char *b)
 		fclose(fb);
 	return same;
 }
+/* What a call expected to fail writes on standard error, kept off the TAP
+ * output so that it cannot read as a failure: tap_stderr_begin() sends
+ * stderr to a temporary file, tap_stderr_end(buf, len) puts it back and
+ * copies what was written (NUL-terminated, cut to len - 1 bytes) into buf. */
+#include <unistd.h>
+static FILE *tap_err_file;
+static int tap_err_saved = -1;
+static inline void tap_stderr_begin(void)
+{
+	fflush(stderr);
+	tap_err_file = tmpfile();
+	tap_err_saved = dup(2);
+	if (tap_err_file)
+		dup2(fileno(tap_err_file), 2);
+}
+static inline void tap_stderr_end(char *buf, size_t len)
+{
+	fflush(stderr);
+	if (tap_err_saved >= 0) {
+		dup2(tap_err_saved, 2);
+		close(tap_err_saved);
+		tap_err_saved = -1;
+	}
+	size_t n = 0;
+	if (tap_err_file) {
+		rewind(tap_err_file);
+		n = fread(buf, 1, len - 1, tap_err_file);
+		fclose(tap_err_file);
+		tap_err_file = NULL;
+	}
+	buf[n] = 0;
+}
 #endif

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define FIX "tests/fixtures/import/"
@@ -76,14 +77,32 @@ static void check_good(const want *w, const char *path, int format, const char *
 	ok(r.uv == NULL && r.map == NULL && r.ne == 0, "%s: %s kimport_free clears", w->file, label);
 }
 
+/* One line on stderr, "test_kimport: ..." naming the file (the TAP line
+ * shows it, so the expected message never reads as a failure). */
+static void one_line(const char *err, const char *file, const char *what)
+{
+	size_t n = strlen(err);
+	int lines = 0;
+	for (size_t k = 0; k < n; k++)
+		lines += err[k] == '\n';
+	char shown[300];
+	snprintf(shown, sizeof shown, "%.*s", (int)(n && err[n - 1] == '\n' ? n - 1 : n), err);
+	ok(lines == 1 && !strncmp(err, "test_kimport: ", 14) && strstr(err, file), "%s: one line naming it: \"%s\"",
+	   what, shown);
+}
+
 static void check_bad(const char *file, int format, int want_rc)
 {
-	char path[256];
+	char path[256], err[4096], what[300];
 	kimport_result r;
 	snprintf(path, sizeof path, FIX "%s", file);
+	tap_stderr_begin();
 	int rc = kimport_read(path, format, 0, &r);
-	is_u64(rc, want_rc, "%s (%s) fails with exit code %d", file, kimport_format_name(format), want_rc);
-	ok(r.uv == NULL && r.map == NULL && r.ne == 0, "%s (%s) leaves an empty result", file, kimport_format_name(format));
+	tap_stderr_end(err, sizeof err);
+	snprintf(what, sizeof what, "%s (%s)", file, kimport_format_name(format));
+	is_u64(rc, want_rc, "%s fails with exit code %d", what, want_rc);
+	ok(r.uv == NULL && r.map == NULL && r.ne == 0, "%s leaves an empty result", what);
+	one_line(err, file, what);
 }
 
 static int exists(const char *p) { return access(p, R_OK) == 0; }
@@ -149,10 +168,17 @@ int main(void)
 	rc = kimport_read(FIX "mtx-entry-out-of-range.mtx", KIMPORT_AUTO, 1, &r);
 	ok(rc == 0 && r.ne == 2 && r.malformed == 1 && r.nv == 5, "mtx-entry-out-of-range.mtx with skip_bad: 2 edges, 1 malformed");
 	kimport_free(&r);
+	char err[4096];
+	tap_stderr_begin();
 	rc = kimport_read(FIX "mtx-bad-header.mtx", KIMPORT_AUTO, 1, &r);
+	tap_stderr_end(err, sizeof err);
 	is_u64(rc, KEXIT_DATA, "mtx-bad-header.mtx with skip_bad is still an error");
+	one_line(err, "mtx-bad-header.mtx", "mtx-bad-header.mtx with skip_bad");
+	tap_stderr_begin();
 	rc = kimport_read(FIX "mtx-too-many-entries.mtx", KIMPORT_AUTO, 1, &r);
+	tap_stderr_end(err, sizeof err);
 	is_u64(rc, KEXIT_DATA, "mtx-too-many-entries.mtx with skip_bad is still an error");
+	one_line(err, "mtx-too-many-entries.mtx", "mtx-too-many-entries.mtx with skip_bad");
 
 	/* the bad fixtures */
 	check_bad("bad-token.txt", KIMPORT_AUTO, KEXIT_DATA);

@@ -66,9 +66,12 @@ static void check_lines(void)
 	size_t big = ((size_t)1 << 20) + 10;
 	char *b = malloc(big);
 	memset(b, 'x', big);
-	char *huge = malloc(big);
+	char *huge = malloc(big), err[512];
+	tap_stderr_begin();
 	int rc = lines_of(b, big, huge, big);
-	ok(rc == KEXIT_DATA, "kio_getline: a line longer than 1 MiB is KEXIT_DATA (got %d)", rc);
+	tap_stderr_end(err, sizeof err);
+	ok(rc == KEXIT_DATA && strstr(err, "line longer than 1048576 bytes"),
+	   "kio_getline: a line longer than 1 MiB is KEXIT_DATA (got %d), said in one line", rc);
 	free(huge);
 	free(b);
 	/* standard input positioned inside a file: the size counts from there */

@@ -279,19 +279,33 @@ static void test_heatmap(void)
 		9, 10, 11, 1234567,
 	};
 	FILE *fp = tmpfile();
-	ok(ksvg_heatmap(fp, "bytes sent <per rank>", "column", "row", 3, 4, v) == 0, "heat map written");
+	ok(ksvg_heatmap(fp, "bytes sent <per rank>", "column", "row", "bytes <sent>", 3, 4, v) == 0,
+	   "heat map written");
 	char *svg = finish(fp, "heatmap.svg");
 	wellformed(svg, "heat map");
 	ok(count(svg, "<title>row ") == 12, "one cell per value");
 	ok(strstr(svg, ">1.23e+06</text>") && strstr(svg, ">n/a</text>"), "values written in cells");
 	ok(strstr(svg, "fill=\"#dddddd\"") != NULL, "non-finite cell is grey");
+	ok(strstr(svg, ">bytes &lt;sent&gt;</text>") != NULL, "the colour bar has its label");
+	ok(strstr(svg, ">0</text>") != NULL, "the colour bar starts at 0 for positive values");
+	free(svg);
+
+	/* a 1.15x imbalance: two close dark shades, not white against navy */
+	const double near[2] = {100, 115};
+	fp = tmpfile();
+	ok(ksvg_heatmap(fp, NULL, NULL, NULL, NULL, 1, 2, near) == 0, "1x2 heat map written");
+	svg = finish(fp, "heatmap-near.svg");
+	const char *c0 = strstr(svg, "<rect x=\"80.00\" y=\"60.00\""), *f0 = c0 ? strstr(c0, "fill=\"#") : NULL;
+	unsigned r0 = 255, g0 = 255, b0 = 255;
+	ok(f0 && sscanf(f0, "fill=\"#%2x%2x%2x", &r0, &g0, &b0) == 3 && r0 + g0 + b0 < 3 * 110,
+	   "100 against 115: the smaller cell is dark too (#%02x%02x%02x)", r0, g0, b0);
 	free(svg);
 
 	double big[40 * 40];
 	for (int i = 0; i < 40 * 40; i++)
 		big[i] = sin(i * 0.01);
 	fp = tmpfile();
-	ok(ksvg_heatmap(fp, NULL, NULL, NULL, 40, 40, big) == 0, "40x40 heat map written");
+	ok(ksvg_heatmap(fp, NULL, NULL, NULL, NULL, 40, 40, big) == 0, "40x40 heat map written");
 	svg = finish(fp, "heatmap40.svg");
 	wellformed(svg, "40x40 heat map");
 	ok(count(svg, "<title>row ") == 1600, "1600 cells");
