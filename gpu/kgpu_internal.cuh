@@ -12,6 +12,7 @@
 //   kgpu_valid.cu    the Graph500 check of a tree on the device (tree_check)
 //   kgpu_nccl.cu     the NCCL transport
 //   kgpu_peer.cu     device-resident levels between the GPUs of one host
+//   kgpu_peer_pred.cu  ... and their predecessors after the search (kgpu_peer.cuh)
 #ifndef KGPU_INTERNAL_CUH
 #define KGPU_INTERNAL_CUH
 

@@ -16,7 +16,7 @@
 //   fold        every nonzero word of ROWNEXT's segment m (m != j) is
 //               stored into XRECV segment j of P(i,m); then the fold flag;
 //   update      after the row's fold flags: per owned word, the segments
-//               in order (own ROWNEXT first... by m), each word's newly
+//               in the order of m (its own ROWNEXT for m = j), each word's newly
 //               reached bits credited to the first segment that holds them
 //               (WON, the finder whose PL has the parent), new = union &
 //               ~OWNVIS, OWNVIS |= new, the level into PRED's high bits;
@@ -37,7 +37,7 @@
 // whose start needs every rank's previous round (the same argument for
 // XRECV, ROWVIS, the counters, which are double-buffered by round parity).
 //
-// After the last level (C > 1): each owner sends finder m the rows of its
+// After the last level (C > 1; kgpu_peer_pred.cu): each owner sends finder m the rows of its
 // segment that m is credited with (WON -> WONIN of m); m writes the
 // parents of those rows, in bit order, as local column indices into the
 // owner's PARW; the owner decodes them into PRED through the same prefix
@@ -47,159 +47,12 @@
 // Every wait gives up after KBFS_PEER_TIMEOUT seconds (default 120): the
 // host then names the rank that did not answer and ends the job.
 // KBFS_PEER_TRACE=1 times the predecessor step's kernels (a line a search).
-#include "kgpu_flag.cuh"
-#include "kgpu_internal.cuh"
-
-#include <cub/cub.cuh>
+#include "kgpu_peer.cuh"
 
 #include <stdlib.h>
 #include <string.h>
 
 namespace {
-
-enum { PEER_MAX = 16, NSUM = 6, PB = 256 };
-enum peer_kind { PK_ROUND, PK_FOLD, PK_WON, PK_PAR, PK_N };
-enum { S_FOUND, S_TDEG, S_EXAMINED, S_BEXPAND, S_BFOLD, S_BSV };
-
-// One rank's window: written by the others, read by its owner.
-struct peer_win {
-	ull flag[PK_N][PEER_MAX];           // the last round of each kind each rank finished here
-	u64 sums[2][PEER_MAX][8];           // level counters by round parity and sender
-};
-
-// What the kernels need, by value.
-struct peer_dev {
-	int me, nworld, R, C, i, j;
-	u64 nbw, nb;
-	int dense, sv; // sv: set per level (kgpu_peer_update)
-	u64 timeout_ns;
-	peer_win *win[PEER_MAX];    // every world rank's window as this rank addresses it
-	u64 *colf[2][PEER_MAX];     // COLFRONT[q] of P(r,j), by r
-	u64 *xrecv[PEER_MAX];       // XRECV of P(i,m), by m
-	u64 *rowvis[PEER_MAX];      // ROWVIS of P(i,m), by m
-	u64 *wonin[PEER_MAX];       // WONIN of P(i,m), by m
-	u32 *parw[PEER_MAX];        // PARW of P(i,m), by m
-	int colrank[PEER_MAX];      // world rank of P(r,j)
-	int rowrank[PEER_MAX];      // world rank of P(i,m)
-	u64 colfirst[PEER_MAX];     // first global column of P(i,m), by m
-	unsigned *ticket;           // blocks done (the last one publishes, then resets it)
-	ull *lvc;                   // bytes pushed this level: expand, fold, sv
-	int *err;                   // mapped host: 1 + the rank a wait gave up on
-};
-
-__device__ __forceinline__ u64 gtime()
-{
-	u64 t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
-
-// Wait until rank src's flag of kind k here reaches round (one thread).
-__device__ void wait_flag(const peer_dev &d, int k, int src, u64 round)
-{
-	ull *f = &d.win[d.me]->flag[k][src];
-	if (kgpu_flag_get(f) >= round)
-		return;
-	const u64 t0 = gtime();
-	for (unsigned k = 0; kgpu_flag_get(f) < round; k++) {
-		if ((k & 1023) == 1023 && gtime() - t0 > 1000000) { // past 1 ms: check for a failure elsewhere
-			if (*(volatile int *)d.err || gtime() - t0 > d.timeout_ns) {
-				atomicCAS(d.err, 0, 1 + src);
-				return;
-			}
-		}
-	}
-}
-
-// The block's thread 0 waits for the flags of kind k of every row peer
-// (row) or every world rank; then the block goes on.
-__device__ void wait_peers(const peer_dev &d, int k, int row, u64 round)
-{
-	if (threadIdx.x == 0) {
-		if (row) {
-			for (int m = 0; m < d.C; m++)
-				if (m != d.j)
-					wait_flag(d, k, d.rowrank[m], round);
-		} else {
-			for (int r = 0; r < d.nworld; r++)
-				if (r != d.me)
-					wait_flag(d, k, r, round);
-		}
-	}
-	__syncthreads();
-}
-
-// Called by every thread at a kernel's end: true in the last block to
-// finish, after every block's stores (peer memory included) are visible
-// system-wide.  One system fence a block, by its thread 0 after the
-// block's barrier (cumulative: it covers what the block's threads stored
-// before the barrier, as a grid sync does), not one a thread.
-__device__ bool last_block(const peer_dev &d)
-{
-	__shared__ bool last;
-	__syncthreads();
-	if (threadIdx.x == 0) {
-		__threadfence_system();
-		last = atomicAdd(d.ticket, 1u) == gridDim.x - 1;
-		if (last) {
-			__threadfence_system();
-			*d.ticket = 0;
-		}
-	}
-	__syncthreads();
-	return last;
-}
-
-// Flag kind k = round in every row peer's window (row) or every world
-// rank's, by thread 0 after a barrier and a system fence, so that the
-// block's stores before the call are seen before the flags.
-__device__ void raise_flags(const peer_dev &d, int k, int row, u64 round)
-{
-	__syncthreads();
-	if (threadIdx.x != 0)
-		return;
-	__threadfence_system();
-	if (row) {
-		for (int m = 0; m < d.C; m++)
-			if (m != d.j)
-				kgpu_flag_put(&d.win[d.rowrank[m]]->flag[k][d.me], round);
-	} else {
-		for (int r = 0; r < d.nworld; r++)
-			if (r != d.me)
-				kgpu_flag_put(&d.win[r]->flag[k][d.me], round);
-	}
-}
-
-__device__ __forceinline__ void block_add(ull *ctr, ull v)
-{
-	v = kgpu_warp_sum(v);
-	if (kgpu_lane() == 0 && v)
-		atomicAdd(ctr, v);
-}
-
-// The last block of a round, after raising its flags: every world rank's
-// round flag, then (sum) the counters into mapped host memory, hsum[7] =
-// round last, which the host polls.
-__device__ void finish_round(const peer_dev &d, u64 round, int sum, volatile u64 *hsum)
-{
-	for (int r = threadIdx.x; r < d.nworld; r += blockDim.x)
-		if (r != d.me)
-			wait_flag(d, PK_ROUND, r, round);
-	__syncthreads();
-	if (sum && threadIdx.x < NSUM) {
-		const int par = (int)(round & 1);
-		u64 s = 0;
-		for (int r = 0; r < d.nworld; r++)
-			s += ((volatile u64 *)d.win[d.me]->sums[par][r])[threadIdx.x];
-		hsum[threadIdx.x] = s;
-	}
-	__syncthreads();
-	if (threadIdx.x == 0) {
-		__threadfence_system();
-		hsum[7] = round;
-		__threadfence_system();
-	}
-}
 
 // ---- the start of a search: the root's frontier to the column -------------------
 
@@ -339,151 +192,17 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 
 	}
 }
 
-// ---- after the search: the parents the finders hold -------------------------------
-
-// WON's segment m to P(i,m)'s WONIN segment j (the words with bits).
-__global__ void __launch_bounds__(PB) k_won(peer_dev d, const u64 *__restrict__ won, u64 round)
-{
-	const u64 nw = (u64)d.C * d.nbw;
-	for (u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x; t < nw; t += (u64)gridDim.x * blockDim.x) {
-		const int m = (int)(t / d.nbw);
-		if (m == d.j)
-			continue;
-		const u64 b = won[t];
-		if (b)
-			d.wonin[m][(u64)d.j * d.nbw + (t - (u64)m * d.nbw)] = b;
-	}
-	if (last_block(d))
-		raise_flags(d, PK_WON, 1, round);
-}
-
-// Set bits of each tile (KGPU_TILE_WORDS words) of WON's and WONIN's C
-// segments: cnt[a * C * tps + m * tps + t] (a = 0 WON, 1 WONIN), after the
-// row's WON flags.
-__global__ void __launch_bounds__(PB) k_tiles(peer_dev d, const u64 *__restrict__ won, const u64 *__restrict__ wonin,
-					      u64 *__restrict__ cnt, u64 tps, u64 round)
-{
-	wait_peers(d, PK_WON, 1, round);
-	const u64 ntile = 2 * (u64)d.C * tps, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
-	const int lane = kgpu_lane();
-	for (u64 t = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5; t < ntile; t += nwarps) {
-		const u64 a = t / ((u64)d.C * tps), m = (t / tps) % (u64)d.C, lt = t % tps;
-		const u64 w = lt * KGPU_TILE_WORDS + lane;
-		const u64 *src = (a ? wonin : won) + m * d.nbw;
-		const ull c = w < d.nbw ? (ull)__popcll(src[w]) : 0;
-		const ull s = kgpu_warp_sum(c);
-		if (lane == 0)
-			cnt[t] = s;
-	}
-}
-
-// A warp's tile of a segment's words: word lt * 32 + lane of segment m of
-// arr (0 past the segment's end), cleared in arr as it is taken; *excl =
-// the set bits of the tile's words before this lane's.
-__device__ __forceinline__ u64 take_tile_word(u64 *__restrict__ arr, u64 nbw, u64 m, u64 lt, u64 *excl)
-{
-	const u64 w = lt * KGPU_TILE_WORDS + kgpu_lane();
-	u64 x = 0;
-	if (w < nbw) {
-		x = arr[m * nbw + w];
-		if (x)
-			arr[m * nbw + w] = 0;
-	}
-	const u64 c = (u64)__popcll(x);
-	*excl = kgpu_warp_incl(c) - c;
-	return x;
-}
-
-// Finder: for the rows of segment m credited to it (WONIN), the parents in
-// bit order as local column indices into P(i,m)'s PARW segment j; WONIN
-// cleared as read.  pre: the exclusive prefix of k_tiles' counts (WONIN's
-// tiles follow WON's).
-__global__ void __launch_bounds__(PB) k_emit(peer_dev d, u64 *__restrict__ wonin, const u64 *__restrict__ pl,
-					     const u64 *__restrict__ pre, u64 tps, u64 mycolfirst, u64 round)
-{
-	const u64 nt = (u64)d.C * tps, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
-	for (u64 t = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5; t < nt; t += nwarps) {
-		const u64 m = t / tps, lt = t % tps;
-		if ((int)m == d.j)
-			continue;
-		u64 excl;
-		const u64 x = take_tile_word(wonin, d.nbw, m, lt, &excl);
-		const u64 base = pre[nt + t] - pre[nt + m * tps];
-		u32 *out = d.parw[m] + (u64)d.j * d.nb;
-		const u64 *row = pl + m * d.nb + lt * KGPU_TILE_WORDS * 64;
-		kgpu_warp_bits(x, base + excl, [&](int l, int b, u64 rank, u64 b0) {
-			out[b0 + rank] = (u32)((row[(u64)l * 64 + (u64)b] & KBFS_PARENT_MASK) - mycolfirst);
-		});
-	}
-	if (last_block(d))
-		raise_flags(d, PK_PAR, 1, round);
-}
-
-// Owner: PRED of every vertex reached in this search from its finder (WON):
-// its own PL for segment j, PARW for the others; WON cleared as read.
-__global__ void __launch_bounds__(PB) k_decode(peer_dev d, u64 *__restrict__ won, const u64 *__restrict__ pl,
-					       const u32 *__restrict__ parw, const u64 *__restrict__ pre,
-					       u64 *__restrict__ pred, u64 tps, u64 round)
-{
-	wait_peers(d, PK_PAR, 1, round);
-	const u64 nt = (u64)d.C * tps, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
-	for (u64 t = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5; t < nt; t += nwarps) {
-		const u64 m = t / tps, lt = t % tps;
-		u64 excl;
-		const u64 x = take_tile_word(won, d.nbw, m, lt, &excl);
-		const u64 base = pre[t] - pre[m * tps];
-		const u32 *in = parw + m * d.nb;
-		const bool own = (int)m == d.j;
-		const u64 cf = d.colfirst[m], v0 = lt * KGPU_TILE_WORDS * 64;
-		kgpu_warp_bits(x, base + excl, [&](int l, int b, u64 rank, u64 b0) {
-			const u64 v = v0 + (u64)l * 64 + (u64)b;
-			if (own)
-				pred[v] = pl[(u64)d.j * d.nb + v];
-			else
-				pred[v] = (pred[v] & ~KBFS_PARENT_MASK) | (cf + in[b0 + rank]);
-		});
-	}
-}
-
 } // namespace
 
 // ---- host side -------------------------------------------------------------------------
 
-struct kgpu_peer {
-	kgpu_state *st;
-	peer_dev d;
-	peer_win *win;
-	u64 *frontb[2];
-	u64 *colfront[2]; // R > 1: own; R == 1: frontb
-	u64 *won, *wonin;
-	u32 *parw;
-	u64 *tcnt, *tpre;
-	void *cubtmp;
-	size_t cubbytes;
-	u64 tps;
-	unsigned *ticket;
-	ull *lvc;
-	u64 *hsum;  // mapped host
-	u64 *dhsum; // its device address
-	int *herr, *derr;
-	void *opened[6 * PEER_MAX];
-	int nopened;
-	void *engine_colfront;
-	u64 round, fold_round, won_round;
-	int grid;
-	double timeout_s;
-	int trace;            // KBFS_PEER_TRACE=1: the predecessor step's kernels timed, a line a search
-	cudaEvent_t ev[8];
-};
-
-// With trace, event k of the predecessor step (recorded on the stream).
-static void trace_mark(kgpu_peer *p, int k)
+void kgpu_peer_trace_mark(kgpu_peer *p, int k)
 {
 	if (p->trace)
 		CUDA_CHECK(cudaEventRecord(p->ev[k], p->st->s));
 }
 
-static void check_err(kgpu_peer *p, const char *where)
+void kgpu_peer_check_err(kgpu_peer *p, const char *where)
 {
 	if (*(volatile int *)p->herr)
 		kdie(KEXIT_RESOURCE, "peer transport: rank %d did not answer within %.0f s (%s): a rank failed or "
@@ -626,7 +345,7 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 		const u64 nt = 2 * (u64)g.C * p->tps;
 		p->tcnt = (u64 *)dalloc(nt * 8);
 		p->tpre = (u64 *)dalloc(nt * 8);
-		cub::DeviceScan::ExclusiveSum(nullptr, p->cubbytes, p->tcnt, p->tpre, (int)nt);
+		p->cubbytes = kgpu_peer_scan_bytes(p, nt);
 		p->cubtmp = dalloc(p->cubbytes);
 		st->pl_keep = 1; // only rows found in the search are read (k_emit, k_decode)
 	}
@@ -711,8 +430,6 @@ void kgpu_peer_teardown(kgpu_peer *p)
 	free(p);
 }
 
-static int blocks_for(kgpu_peer *p, u64 items) { return kgpu_blocks(items, PB, p->grid); }
-
 void kgpu_peer_start(kgpu_peer *p)
 {
 	kgpu_state *st = p->st;
@@ -721,7 +438,7 @@ void kgpu_peer_start(kgpu_peer *p)
 	const u64 root = st->root;
 	const int owner = kpart_owner(&st->b->g, root) == g.rank;
 	p->round++;
-	k_start<<<blocks_for(p, g.nbw), PB, 0, s>>>(p->d, kgpu_buf(st, KBFS_FRONT), p->frontb[0],
+	k_start<<<kgpu_peer_blocks(p, g.nbw), PB, 0, s>>>(p->d, kgpu_buf(st, KBFS_FRONT), p->frontb[0],
 						   g.C > 1 && owner ? kgpu_buf(st, KBFS_PRED) : nullptr,
 						   owner ? root - g.own_first : 0, kbfs_packed(0, root), p->round, p->dhsum);
 	KGPU_LAUNCHED("k_start");
@@ -735,7 +452,7 @@ void kgpu_peer_fold(kgpu_peer *p, u64 level)
 	if (st->g.C == 1)
 		return;
 	p->fold_round++;
-	k_fold<<<blocks_for(p, st->g.roww), PB, 0, kgpu_queue(st)>>>(p->d, kgpu_buf(st, KBFS_ROWNEXT), p->fold_round);
+	k_fold<<<kgpu_peer_blocks(p, st->g.roww), PB, 0, kgpu_queue(st)>>>(p->d, kgpu_buf(st, KBFS_ROWNEXT), p->fold_round);
 	KGPU_LAUNCHED("k_fold");
 }
 
@@ -773,13 +490,13 @@ static void await_round(kgpu_peer *p, const char *where)
 			continue;
 		cudaError_t e = cudaStreamQuery(p->st->s);
 		if (e == cudaSuccess && h[7] < p->round) {
-			check_err(p, where);
+			kgpu_peer_check_err(p, where);
 			KBUG("peer transport: round %llu ended without its sums (%s)", (ull)p->round, where);
 		}
 		if (e != cudaErrorNotReady)
 			CUDA_CHECK(e);
 	}
-	check_err(p, where);
+	kgpu_peer_check_err(p, where);
 }
 
 void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6])
@@ -787,48 +504,4 @@ void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6])
 	await_round(p, "a level");
 	for (int k = 0; k < NSUM; k++)
 		cnt[k] = ((volatile u64 *)p->hsum)[k];
-}
-
-void kgpu_peer_pred(kgpu_peer *p)
-{
-	kgpu_state *st = p->st;
-	const kgpu_geom &g = st->g;
-	if (g.C == 1)
-		return; // PRED is PL
-	const cudaStream_t s = kgpu_queue(st);
-	p->won_round++;
-	trace_mark(p, 0);
-	k_won<<<blocks_for(p, g.roww), PB, 0, s>>>(p->d, p->won, p->won_round);
-	KGPU_LAUNCHED("k_won");
-	trace_mark(p, 1);
-	const u64 nt = 2 * (u64)g.C * p->tps;
-	k_tiles<<<kgpu_blocks(nt, PB / 32, st->grid), PB, 0, s>>>(p->d, p->won, p->wonin, p->tcnt, p->tps,
-								   p->won_round);
-	KGPU_LAUNCHED("k_tiles");
-	trace_mark(p, 2);
-	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(p->cubtmp, p->cubbytes, p->tcnt, p->tpre, (int)nt, s));
-	trace_mark(p, 3);
-	const u64 half = (u64)g.C * p->tps;
-	k_emit<<<kgpu_blocks(half, PB / 32, st->grid), PB, 0, s>>>(p->d, p->wonin, kgpu_buf(st, KBFS_PL), p->tpre,
-								   p->tps, g.col_first, p->won_round);
-	KGPU_LAUNCHED("k_emit");
-	trace_mark(p, 4);
-	k_decode<<<kgpu_blocks(half, PB / 32, st->grid), PB, 0, s>>>(p->d, p->won, kgpu_buf(st, KBFS_PL), p->parw,
-								     p->tpre, kgpu_buf(st, KBFS_PRED), p->tps,
-								     p->won_round);
-	KGPU_LAUNCHED("k_decode");
-	trace_mark(p, 5);
-	CUDA_CHECK(cudaStreamSynchronize(st->s));
-	check_err(p, "the predecessors");
-	if (p->trace) {
-		static const char *const what[5] = {"won", "tiles", "scan", "emit", "decode"};
-		char line[256];
-		size_t at = 0;
-		for (int k = 0; k < 5; k++) {
-			float ms = 0;
-			CUDA_CHECK(cudaEventElapsedTime(&ms, p->ev[k], p->ev[k + 1]));
-			at += (size_t)snprintf(line + at, sizeof line - at, " %s %.1f", what[k], ms * 1e3);
-		}
-		kinfo("peer transport: predecessors (us):%s", line);
-	}
 }

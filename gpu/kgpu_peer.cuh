@@ -1,0 +1,200 @@
+// kgpu_peer.cuh: what the two halves of the peer transport share
+// (kgpu_peer.cu: set-up and the levels; kgpu_peer_pred.cu: the
+// predecessors after the search) and nothing else sees: the window every
+// rank exports, the kernels' view of the peers, the flags' helpers and the
+// host state.  See kgpu_peer.cu for the protocol.
+#ifndef KGPU_PEER_CUH
+#define KGPU_PEER_CUH
+
+#include "kgpu_flag.cuh"
+#include "kgpu_internal.cuh"
+
+namespace kgpu_peer_dev {
+
+
+enum { PEER_MAX = 16, NSUM = 6, PB = 256 };
+enum peer_kind { PK_ROUND, PK_FOLD, PK_WON, PK_PAR, PK_N };
+enum { S_FOUND, S_TDEG, S_EXAMINED, S_BEXPAND, S_BFOLD, S_BSV };
+
+// One rank's window: written by the others, read by its owner.
+struct peer_win {
+	ull flag[PK_N][PEER_MAX];           // the last round of each kind each rank finished here
+	u64 sums[2][PEER_MAX][8];           // level counters by round parity and sender
+};
+
+// What the kernels need, by value.
+struct peer_dev {
+	int me, nworld, R, C, i, j;
+	u64 nbw, nb;
+	int dense, sv; // sv: set per level (kgpu_peer_update)
+	u64 timeout_ns;
+	peer_win *win[PEER_MAX];    // every world rank's window as this rank addresses it
+	u64 *colf[2][PEER_MAX];     // COLFRONT[q] of P(r,j), by r
+	u64 *xrecv[PEER_MAX];       // XRECV of P(i,m), by m
+	u64 *rowvis[PEER_MAX];      // ROWVIS of P(i,m), by m
+	u64 *wonin[PEER_MAX];       // WONIN of P(i,m), by m
+	u32 *parw[PEER_MAX];        // PARW of P(i,m), by m
+	int colrank[PEER_MAX];      // world rank of P(r,j)
+	int rowrank[PEER_MAX];      // world rank of P(i,m)
+	u64 colfirst[PEER_MAX];     // first global column of P(i,m), by m
+	unsigned *ticket;           // blocks done (the last one publishes, then resets it)
+	ull *lvc;                   // bytes pushed this level: expand, fold, sv
+	int *err;                   // mapped host: 1 + the rank a wait gave up on
+};
+
+static __device__ __forceinline__ u64 gtime()
+{
+	u64 t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+// Wait until rank src's flag of kind k here reaches round (one thread).
+static __device__ void wait_flag(const peer_dev &d, int k, int src, u64 round)
+{
+	ull *f = &d.win[d.me]->flag[k][src];
+	if (kgpu_flag_get(f) >= round)
+		return;
+	const u64 t0 = gtime();
+	for (unsigned spin = 0; kgpu_flag_get(f) < round; spin++) {
+		if ((spin & 1023) == 1023 && gtime() - t0 > 1000000) { // past 1 ms: check for a failure elsewhere
+			if (*(volatile int *)d.err || gtime() - t0 > d.timeout_ns) {
+				atomicCAS(d.err, 0, 1 + src);
+				return;
+			}
+		}
+	}
+}
+
+// The block's thread 0 waits for the flags of kind k of every row peer
+// (row) or every world rank; then the block goes on.
+static __device__ void wait_peers(const peer_dev &d, int k, int row, u64 round)
+{
+	if (threadIdx.x == 0) {
+		if (row) {
+			for (int m = 0; m < d.C; m++)
+				if (m != d.j)
+					wait_flag(d, k, d.rowrank[m], round);
+		} else {
+			for (int r = 0; r < d.nworld; r++)
+				if (r != d.me)
+					wait_flag(d, k, r, round);
+		}
+	}
+	__syncthreads();
+}
+
+// Called by every thread at a kernel's end: true in the last block to
+// finish, after every block's stores (peer memory included) are visible
+// system-wide.  One system fence a block, by its thread 0 after the
+// block's barrier (cumulative: it covers what the block's threads stored
+// before the barrier, as a grid sync does), not one a thread.
+static __device__ bool last_block(const peer_dev &d)
+{
+	__shared__ bool last;
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		__threadfence_system();
+		last = atomicAdd(d.ticket, 1u) == gridDim.x - 1;
+		if (last) {
+			__threadfence_system();
+			*d.ticket = 0;
+		}
+	}
+	__syncthreads();
+	return last;
+}
+
+// Flag kind k = round in every row peer's window (row) or every world
+// rank's, by thread 0 after a barrier and a system fence, so that the
+// block's stores before the call are seen before the flags.
+static __device__ void raise_flags(const peer_dev &d, int k, int row, u64 round)
+{
+	__syncthreads();
+	if (threadIdx.x != 0)
+		return;
+	__threadfence_system();
+	if (row) {
+		for (int m = 0; m < d.C; m++)
+			if (m != d.j)
+				kgpu_flag_put(&d.win[d.rowrank[m]]->flag[k][d.me], round);
+	} else {
+		for (int r = 0; r < d.nworld; r++)
+			if (r != d.me)
+				kgpu_flag_put(&d.win[r]->flag[k][d.me], round);
+	}
+}
+
+static __device__ __forceinline__ void block_add(ull *ctr, ull v)
+{
+	v = kgpu_warp_sum(v);
+	if (kgpu_lane() == 0 && v)
+		atomicAdd(ctr, v);
+}
+
+// The last block of a round, after raising its flags: every world rank's
+// round flag, then (sum) the counters into mapped host memory, hsum[7] =
+// round last, which the host polls.
+static __device__ void finish_round(const peer_dev &d, u64 round, int sum, volatile u64 *hsum)
+{
+	for (int r = threadIdx.x; r < d.nworld; r += blockDim.x)
+		if (r != d.me)
+			wait_flag(d, PK_ROUND, r, round);
+	__syncthreads();
+	if (sum && threadIdx.x < NSUM) {
+		const int par = (int)(round & 1);
+		u64 s = 0;
+		for (int r = 0; r < d.nworld; r++)
+			s += ((volatile u64 *)d.win[d.me]->sums[par][r])[threadIdx.x];
+		hsum[threadIdx.x] = s;
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		__threadfence_system();
+		hsum[7] = round;
+		__threadfence_system();
+	}
+}
+
+} // namespace kgpu_peer_dev
+
+using namespace kgpu_peer_dev;
+
+// ---- host state -------------------------------------------------------------------------
+
+struct kgpu_peer {
+	kgpu_state *st;
+	peer_dev d;
+	peer_win *win;
+	u64 *frontb[2];
+	u64 *colfront[2]; // R > 1: own; R == 1: frontb
+	u64 *won, *wonin;
+	u32 *parw;
+	u64 *tcnt, *tpre;
+	void *cubtmp;
+	size_t cubbytes;
+	u64 tps;
+	unsigned *ticket;
+	ull *lvc;
+	u64 *hsum;  // mapped host
+	u64 *dhsum; // its device address
+	int *herr, *derr;
+	void *opened[6 * PEER_MAX];
+	int nopened;
+	void *engine_colfront;
+	u64 round, fold_round, won_round;
+	int grid;
+	double timeout_s;
+	int trace;            // KBFS_PEER_TRACE=1: the predecessor step's kernels timed, a line a search
+	cudaEvent_t ev[8];
+};
+
+// With trace, event k of the predecessor step (recorded on the stream).
+void kgpu_peer_trace_mark(kgpu_peer *p, int k);
+// A failed or silent rank (a wait gave up): kdie naming it.
+void kgpu_peer_check_err(kgpu_peer *p, const char *where);
+// The CUB temporary bytes of the predecessor step's scan of n tile counts.
+size_t kgpu_peer_scan_bytes(kgpu_peer *p, u64 n);
+static inline int kgpu_peer_blocks(kgpu_peer *p, u64 items) { return kgpu_blocks(items, PB, p->grid); }
+
+#endif
