@@ -18,7 +18,9 @@
 # The ablation: the input's order (a kpart --relabel none partition), the
 # default validated and not, then one option off at a time: --step-sync,
 # --no-bu-first, --no-td-small, --bu-kernel word, the first issue's path, --kernel edge (word kernel and
-# step waits), the directions, the exchanges (grids of several ranks), the
+# step waits), the directions, the exchanges (grids of several ranks: the
+# wire forms, then the peer transport's --dense-push and --transport nccl
+# and mpi; as many GPUs as the grid has ranks, at most what is visible), the
 # other kernels.
 # Options: --grid RxC (ablation grid), --roots N (default 64), --fresh
 # (regenerate graphs and partitions), --drop (delete each partition once its
@@ -74,7 +76,7 @@ while [ $# -gt 0 ]; do
 	--also) shift; ALSO=$1 ;;
 	--core) CORE=1 ;;
 	--grids) shift; GRIDS=$1 ;;
-	-h | --help) sed -n '2,38p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
 	[0-9]*) SCALES+=("$1") ;;
 	*) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -207,7 +209,9 @@ ablation)
 	header
 	gen "$SCALE"
 	ng=1
-	[ "$GRID" != 1x1 ] && [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] && ng=2
+	np=$((${GRID%x*} * ${GRID#*x}))
+	avail=$(nvidia-smi -L | grep -c '^GPU')
+	[ "$GRID" != 1x1 ] && ng=$((np < avail ? np : avail))
 	# the input's order first (kpart --relabel none), then the default partition
 	partition "$SCALE" "$GRID" --relabel none
 	search "s$SCALE-$GRID-relabel-none" "$GRID" $ng -n "$ROOTS" --no-validate
@@ -243,7 +247,12 @@ ablation)
 		search "s$SCALE-$GRID-bu-word-rows2" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word --bu-rows 2
 		search "s$SCALE-$GRID-bu-word-batch4" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word --bu-batch 4
 	fi
-	[ $wired = 1 ] && [ "$GRID" != 1x1 ] && search "s$SCALE-$GRID-transport-mpi" "$GRID" $ng -n "$ROOTS" --no-validate --transport mpi
+	if [ $wired = 1 ] && [ "$GRID" != 1x1 ]; then
+		# the peer transport's mechanisms off in turn (where it runs: a GPU a rank)
+		search "s$SCALE-$GRID-dense-push" "$GRID" $ng -n "$ROOTS" --no-validate --dense-push
+		search "s$SCALE-$GRID-transport-nccl" "$GRID" $ng -n "$ROOTS" --no-validate --transport nccl
+		search "s$SCALE-$GRID-transport-mpi" "$GRID" $ng -n "$ROOTS" --no-validate --transport mpi
+	fi
 	;;
 two)
 	[ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] || { echo "gpu.sh: --two-gpu needs two GPUs" >&2; exit 4; }
