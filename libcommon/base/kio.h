@@ -5,7 +5,7 @@
  * raw) and CRC32 (kio_crc.c); input streams ("-" is stdin; gzip is
  * detected by its magic bytes and decompressed transparently; kio_in.c);
  * positioned and parallel reads and writes (kio_par.c); and atomic output
- * files (kio_out.c): data goes to a temporary sibling "NAME.tmp.XXXXXX"
+ * files (kio_out.c): data goes to a temporary sibling "NAME.kbfs-tmp-XXXXXX"
  * (ktemp.h) that kio_commit() fsyncs and renames over NAME (then fsyncs
  * the directory); kio_abort(), kdie() and fatal signals remove it, so a
  * failed run never leaves a half-written file, and one killed with SIGKILL

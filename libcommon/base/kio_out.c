@@ -36,22 +36,22 @@ kio_out *kio_open_out(const char *path, int binary, int force)
 		return o;
 	}
 	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	int exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
 		kerror("cannot write '%s': Is a directory", path);
 		free(o);
 		return NULL;
 	}
+	if (exists && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		kerror("cannot write '%s': not a regular file, a character device or a pipe", path);
+		free(o);
+		return NULL;
+	}
 	o->name = kstrdup(path);
-	/* a link is followed, so the file it names is replaced, not the link */
-	char *real = NULL;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		real = realpath(path, NULL);
-	const char *target = real ? real : path;
-	int special = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6) ||
-		      !strncmp(target, "/dev/", 5) || !strncmp(target, "/proc/", 6);
-	if (special || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
-		free(real);
-		/* a device or a pipe (/dev/null, /dev/stdout, a fifo): write in place */
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* a character device or a pipe (/dev/null, a terminal, a fifo):
+		 * written in place; every file, wherever it is (/dev/shm, a
+		 * tmpfs), goes by a temporary */
 		o->fp = fopen(path, "wb");
 		if (!o->fp) {
 			kerror("cannot open '%s': %s", path, strerror(errno));
@@ -62,7 +62,9 @@ kio_out *kio_open_out(const char *path, int binary, int force)
 		o->direct = 1;
 		return o;
 	}
-	if (real) {
+	/* a link is followed, so the file it names is replaced, not the link */
+	char *real = NULL;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL))) {
 		free(o->name);
 		o->name = real;
 	}
@@ -162,7 +164,7 @@ int kio_commit(kio_out *o)
 	}
 	if (rc)
 		unlink(renamed ? o->name : o->tmp);
-	ktemp_unregister(o->tmp);
+	ktemp_done(o->tmp);
 	free(o->tmp);
 	free(o->name);
 	free(o);
@@ -175,8 +177,7 @@ void kio_abort(kio_out *o)
 		return;
 	if (o->tmp) {
 		fclose(o->fp);
-		unlink(o->tmp);
-		ktemp_unregister(o->tmp);
+		ktemp_remove(o->tmp);
 		free(o->tmp);
 	} else if (o->direct) {
 		fclose(o->fp);

@@ -3,6 +3,7 @@
 #include "kfs.h"
 #include "klog.h"
 #include "kmem.h"
+#include "ktemp.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -353,7 +354,7 @@ int kpred_list_add(kpred_list *l, const char *arg)
 	size_t first = l->n;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "pred-", 5) || strstr(e->d_name, ".tmp."))
+		if (strncmp(e->d_name, "pred-", 5) || ktemp_is_temp_name(e->d_name))
 			continue;
 		char *p = kfs_join(arg, e->d_name);
 		list_push(l, p);

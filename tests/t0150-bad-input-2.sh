@@ -1,0 +1,159 @@
+#!/bin/bash
+# Bad input, the second round (issue 21), as a hostile or careless user
+# gives it: never lose a user's file, never crash on a setting.  One
+# section per finding of the issue; t0140 holds the first round.
+. "$(dirname "$0")/lib.sh"
+K=$FIX/kedge
+I=$FIX/import
+TO=20 # seconds: a hang is exit 124
+SHM=
+trap 'rm -rf "$T" ${SHM:+"$SHM"}' EXIT
+
+kpart -q -R 1 -C 1 -o "$T/good" "$K/good.kedge" ||
+	{ echo "Bail out! cannot partition good.kedge"; exit 1; }
+
+# ---- 1. only a temporary that a dead kbfs provably made is removed ----
+# old PATH...: untouched for an hour
+old() { touch -h -d '1 hour ago' "$@"; }
+# decoys OUT: files and directories beside OUT that a user made, named as
+# kbfs's temporaries were (NAME.old.XXXXXX, NAME.tmp.XXXXXX) or nearly as
+# they are now, old enough to look stale
+decoys() {
+	local o=$1
+	echo mine >"$o.old.backup"
+	mkdir -p "$o.tmp.2024ab" && echo mine >"$o.tmp.2024ab/notes"
+	echo mine >"$o.kbfs-tmp-Ab12Cd"             # no lock beside it
+	echo mine >"$o.kbfs-tmp-Ef34Gh"
+	echo mine >"$o.kbfs-tmp-Ef34Gh.lock"        # a lock that is not kbfs's
+	echo mine >"$o.kbfs-tmp-Ij56Kl"             # a kbfs lock of a live process
+	printf 'kbfs-tmp 1\nkind=file\npid=%d\nhost=%s\nprogram=kgen\n' $$ "$(hostname)" >"$o.kbfs-tmp-Ij56Kl.lock"
+	mkdir -p "$o.kbfs-tmp-Mn78Op" && echo mine >"$o.kbfs-tmp-Mn78Op/notes" # a directory, the lock says file
+	printf 'kbfs-tmp 1\nkind=file\npid=999999999\nhost=%s\nprogram=kgen\n' "$(hostname)" >"$o.kbfs-tmp-Mn78Op.lock"
+	old "$o".old.backup "$o".tmp.2024ab/notes "$o".tmp.2024ab "$o".kbfs-tmp-*/notes "$o".kbfs-tmp-*
+}
+# intact OUT: every decoy of OUT is still there, as it was
+intact() {
+	local o=$1 f
+	for f in "$o.old.backup" "$o.tmp.2024ab/notes" "$o.kbfs-tmp-Ab12Cd" "$o.kbfs-tmp-Ef34Gh" \
+		"$o.kbfs-tmp-Ef34Gh.lock" "$o.kbfs-tmp-Ij56Kl" "$o.kbfs-tmp-Ij56Kl.lock" "$o.kbfs-tmp-Mn78Op/notes" \
+		"$o.kbfs-tmp-Mn78Op.lock"; do
+		[ -f "$f" ] || { echo "#   $f is gone"; return 1; }
+	done
+	[ "$(cat "$o.old.backup" "$o.tmp.2024ab/notes")" = "$(printf 'mine\nmine')" ]
+}
+D=$T/decoy
+mkdir -p "$D/pred" "$D/depth"
+for o in g.kg m.txt g2.kg p s.svg run.json pred/pred-1.txt depth/depth-1.txt; do
+	decoys "$D/$o"
+done
+run_ok "1: kgen -s with decoys beside its output" kgen -q -s 4 -o "$D/g.kg"
+ok "1: ... every decoy beside g.kg is intact" intact "$D/g.kg"
+run_ok "1: kgen --from --map" kgen -q --from "$I/snap.txt" --map "$D/m.txt" -o "$D/g2.kg"
+ok "1: ... the decoys beside the edge file are intact" intact "$D/g2.kg"
+ok "1: ... and beside the map" intact "$D/m.txt"
+run_ok "1: kpart" kpart -q -R 1 -C 1 -o "$D/p" "$D/g.kg"
+run_ok "1: kpart --force" kpart -q --force -R 1 -C 1 -o "$D/p" "$D/g.kg"
+ok "1: ... the decoys beside the partition are intact" intact "$D/p"
+run_ok "1: kbfs --json --pred-out --depth-out" kbfs -q -r 1 --json "$D/run.json" --pred-out "$D/pred" \
+	--depth-out "$D/depth" "$D/p"
+for o in run.json pred/pred-1.txt depth/depth-1.txt; do
+	ok "1: ... the decoys beside $o are intact" intact "$D/$o"
+done
+run_ok "1: kstat --svg" kstat --svg "$D/s.svg" "$D/g.kg"
+ok "1: ... the decoys beside the SVG are intact" intact "$D/s.svg"
+run_ok "1: kvalidate checks the tree" kvalidate "$D/g.kg" "$D/pred/pred-1.txt"
+mkdir "$T/trees" && cp "$D/pred/pred-1.txt" "$T/trees/" && echo 1 >"$T/trees/pred-1.txt.kbfs-tmp-Uv12Wx"
+run_ok "1: kvalidate DIR passes over a kbfs temporary in it" kvalidate "$D/g.kg" "$T/trees"
+is "$(grep -c ': valid' "$T/out")" 1 "1: ... one tree checked"
+
+# a run killed with SIGKILL leaves its temporary and its lock; the next
+# run removes both once they are stale
+kgen -q -s 20 -o "$T/big.kg" &
+k=$!
+for i in $(seq 100); do ls "$T"/big.kg.kbfs-tmp-??????.lock >/dev/null 2>&1 && break; sleep 0.05; done
+sleep 0.2
+kill -9 $k
+wait $k 2>/dev/null
+ok "1: kill -9 leaves big.kg.kbfs-tmp-XXXXXX" sh -c "ls '$T'/big.kg.kbfs-tmp-?????? >/dev/null 2>&1"
+ok "1: ... and its lock, which names kgen and its pid" grep -q "^pid=$k\$" "$T"/big.kg.kbfs-tmp-??????.lock
+run_ok "1: a kgen -o big.kg at once" kgen -q -s 4 -o "$T/big.kg"
+ok "1: ... leaves the fresh temporary alone" sh -c "ls '$T'/big.kg.kbfs-tmp-?????? >/dev/null 2>&1"
+old "$T"/big.kg.kbfs-tmp-*
+run_ok "1: a kgen -o big.kg once it is stale" kgen -q -s 4 -o "$T/big.kg"
+ok "1: ... removed the dead run's temporary and lock" sh -c "! ls -d '$T'/big.kg.kbfs-tmp-* 2>/dev/null | grep -q ."
+kgen -q -s 17 -o "$T/g17.kg"
+kpart -q -R 1 -C 1 -o "$T/p17" "$T/g17.kg" &
+k=$!
+for i in $(seq 100); do ls "$T"/p17.kbfs-tmp-??????.lock >/dev/null 2>&1 && break; sleep 0.05; done
+kill -9 $k
+wait $k 2>/dev/null
+ok "1: kill -9 of kpart leaves p17.kbfs-tmp-XXXXXX/" test -d "$(ls -d "$T"/p17.kbfs-tmp-?????? | head -1)"
+old "$T"/p17.kbfs-tmp-*
+run_ok "1: the next kpart -o p17" kpart -q -R 1 -C 1 -o "$T/p17" "$T/g17.kg"
+ok "1: ... removed the dead kpart's directory and lock" sh -c "! ls -d '$T'/p17.kbfs-tmp-* 2>/dev/null | grep -q ."
+# a lock a live process holds (flock), though its pid is gone: kept
+L=$T/held.kg.kbfs-tmp-Qr90St
+echo data >"$L"
+dead=$(sh -c 'echo $$')
+printf 'kbfs-tmp 1\nkind=file\npid=%d\nhost=%s\nprogram=kgen\n' "$dead" "$(hostname)" >"$L.lock"
+old "$L" "$L.lock"
+if command -v flock >/dev/null; then
+	flock -o "$L.lock" sh -c "echo \$\$ >'$T/sleeper'; exec sleep 30" </dev/null >/dev/null 2>&1 &
+	holder=$!
+	for i in $(seq 50); do [ -s "$T/sleeper" ] && break; sleep 0.1; done
+	run_ok "1: kgen -o held.kg beside a held lock" kgen -q -s 4 -o "$T/held.kg"
+	ok "1: ... kept the temporary a live writer holds" test -f "$L" -a -f "$L.lock"
+	kill $holder "$(cat "$T/sleeper")" 2>/dev/null
+	wait $holder 2>/dev/null
+else
+	skip "no flock(1): a held lock"
+fi
+run_ok "1: kgen -o held.kg once nobody holds it" kgen -q -s 4 -o "$T/held.kg"
+ok "1: ... removed the temporary of the dead pid" test ! -e "$L" -a ! -e "$L.lock"
+
+# ---- 2. kpart --force replaces a partition, nothing else ----
+kpart -q -R 1 -C 1 -o "$T/p2" "$K/good.kedge"
+echo mine >"$T/p2/notes.txt"
+refuse 3 "2: kpart --force over a partition holding a user's file" \
+	"refusing to replace '.*p2': not a kbfs partition (it holds 'notes.txt')" \
+	kpart -q --force -R 1 -C 1 -o "$T/p2" "$K/good.kedge"
+ok "2: ... the file is still there" test -f "$T/p2/notes.txt"
+mkdir "$T/p3" && echo "my notes" >"$T/p3/manifest"
+refuse 3 "2: kpart --force over a directory with a user's file named manifest" \
+	"not a kbfs partition (it holds 'manifest')" kpart -q --force -R 1 -C 1 -o "$T/p3" "$K/good.kedge"
+ok "2: ... which is still there" grep -q "my notes" "$T/p3/manifest"
+echo mine >"$T/f3"
+refuse 3 "2: kpart --force over a regular file" "not a kbfs partition (not a directory)" \
+	kpart -q --force -R 1 -C 1 -o "$T/f3" "$K/good.kedge"
+ok "2: ... which is still there" grep -q mine "$T/f3"
+rm "$T/p2/notes.txt"
+run_ok "2: kpart --force over a partition" kpart -q --force -R 1 -C 1 -o "$T/p2" "$K/good.kedge"
+mkdir "$T/empty"
+run_ok "2: kpart --force over an empty directory" kpart -q --force -R 1 -C 1 -o "$T/empty" "$K/good.kedge"
+ok "2: ... now a partition" kpart --check "$T/empty"
+
+# ---- 3. a file under /dev or /proc goes by a temporary too ----
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	SHM=$(mktemp -d /dev/shm/kbfs-test.XXXXXX)
+	kgen -q -s 4 -o "$SHM/g.kg" && cp "$SHM/g.kg" "$T/before.kg"
+	kgen -q -s 20 -o "$SHM/g.kg" &
+	k=$!
+	for i in $(seq 100); do ls "$SHM"/g.kg.kbfs-tmp-?????? >/dev/null 2>&1 && break; sleep 0.05; done
+	sleep 0.2
+	kill -9 $k
+	wait $k 2>/dev/null
+	ok "3: kgen -o /dev/shm/g.kg killed mid-write keeps the previous file" cmp -s "$SHM/g.kg" "$T/before.kg"
+	ok "3: ... and wrote to a temporary" sh -c "ls '$SHM'/g.kg.kbfs-tmp-?????? >/dev/null 2>&1"
+	run_ok "3: kgen -o /dev/shm/g.kg" kgen -q -s 5 -o "$SHM/g.kg"
+	run_ok "3: ... a whole edge file" kstat "$SHM/g.kg"
+else
+	skip "no writable /dev/shm"
+fi
+run_ok "3: a character device is written in place (-o /dev/null)" kgen -q -s 4 -o /dev/null
+mkfifo "$T/fifo"
+cat "$T/fifo" >"$T/from-fifo" &
+run_ok "3: so is a fifo" timeout "$TO" kgen -q -s 4 -f text -o "$T/fifo"
+wait
+ok "3: ... whose reader got the edges" test "$(wc -l <"$T/from-fifo")" -eq 256
+
+done_testing
