@@ -156,4 +156,66 @@ run_ok "3: so is a fifo" timeout "$TO" kgen -q -s 4 -f text -o "$T/fifo"
 wait
 ok "3: ... whose reader got the edges" test "$(wc -l <"$T/from-fifo")" -eq 256
 
+# ---- 4. the id 2^64-1, kbfs's padding marker, is refused on import ----
+printf '1 2\n2 3\n18446744073709551615 1\n' >"$T/max-id.txt"
+refuse 1 "4: kgen --from an edge list with the id 2^64-1" \
+	"max-id.txt:3: id 18446744073709551615 is reserved" kgen --from "$T/max-id.txt" -o "$T/x.kg"
+ok "4: ... nothing written" test ! -e "$T/x.kg"
+refuse 1 "4: kstat of it" "max-id.txt:3: id 18446744073709551615 is reserved" kstat "$T/max-id.txt"
+printf '1,2\n18446744073709551615,2\n' >"$T/max-id.csv"
+refuse 1 "4: CSV too" "max-id.csv:2: id 18446744073709551615 is reserved" kgen --from "$T/max-id.csv" -o "$T/x.kg"
+run_ok "4: --skip-bad skips the line" kgen -q --skip-bad --from "$T/max-id.txt" -o "$T/x.kg"
+refuse 1 "4: an edge file whose id map holds 2^64-1 (checksums right)" "id map entry 2 is 2^64-1" \
+	kstat "$K/map-reserved-id.kedge"
+printf '18446744073709551614 1\n1 2\n' >"$T/max-1.txt"
+run_ok "4: 2^64-2 is an id like any other" kgen -q --from "$T/max-1.txt" -o "$T/max-1.kg"
+run_ok "4: ... through kpart" kpart -q -R 1 -C 1 -o "$T/max-1" "$T/max-1.kg"
+run_ok "4: ... and kbfs from it" kbfs -q -r 18446744073709551614 "$T/max-1"
+ok "4: ... which reaches the 3 vertices" grep -q 'reached 3 vertices' "$T/out"
+
+# ---- 11. an id map that lists an id twice is refused ----
+for p in kstat kvalidate kpart; do
+	case $p in
+	kvalidate) refuse 1 "11: $p, an edge file whose map lists id 7 twice" "lists id 7 twice (entries 0 and 1)" \
+		kvalidate "$K/map-repeated-id.kedge" "$FIX/pred/valid-crlf-no-final-newline.txt" ;;
+	kpart) refuse 1 "11: $p, the same" "lists id 7 twice (entries 0 and 1)" \
+		kpart -R 1 -C 1 -o "$T/x" "$K/map-repeated-id.kedge" ;;
+	*) refuse 1 "11: $p, the same" "lists id 7 twice (entries 0 and 1)" kstat "$K/map-repeated-id.kedge" ;;
+	esac
+done
+refuse 1 "11: a map out of order" "does not ascend (entry 2, id 8, after id 9)" kstat "$K/map-descending.kedge"
+refuse 1 "11: kgen --from converts no such file" "lists id 7 twice" kgen --from "$K/map-repeated-id.kedge" -o "$T/x.kg"
+# repeat_orig DIR: in rank 0's file, the second real vertex gets the first's
+# input id, every checksum made right again (kpart(5))
+repeat_orig() {
+	perl -MCompress::Zlib -e '
+		my $d = shift; local $/;
+		open(my $m, "<", "$d/manifest") or die; my $man = <$m>; close $m;
+		my ($nb) = $man =~ /^nb = (\d+)$/m or die;
+		my $f = "$d/rank-00000.kpart";
+		open(my $r, "<:raw", $f) or die; my $b = <$r>; close $r;
+		my $at = length($b) - 20 - 8 * $nb;
+		my @o = unpack("Q<*", substr($b, $at, 8 * $nb));
+		my @real = grep { $o[$_] != ~0 } 0 .. $#o;
+		$o[$real[1]] = $o[$real[0]];
+		substr($b, $at, 8 * $nb) = pack("Q<*", @o);
+		my $body = substr($b, 0, length($b) - 20);
+		my $t = "KEND" . pack("Q<V", unpack("Q<", substr($b, length($b) - 16, 8)), crc32($body));
+		$b = $body . $t . pack("V", crc32($t));
+		open($r, ">:raw", $f) or die; print $r $b; close $r;
+		my $c = sprintf("%08x", crc32($b));
+		$man =~ s/^(rank\.00000\.crc32 = )\w+$/$1$c/m;
+		$man =~ s/^checksum = .*\n//m;
+		$man .= sprintf("checksum = %08x\n", crc32($man));
+		open($m, ">", "$d/manifest") or die; print $m $man; close $m;
+	' "$1"
+}
+kgen -q --from "$I/sparse.txt" -o "$T/sparse.kg"
+kpart -q -R 1 -C 1 -o "$T/twice" "$T/sparse.kg" && repeat_orig "$T/twice"
+must_fail 1 "11: kpart --check finds the input id given twice" kpart --check "$T/twice"
+refuse 1 "11: kbfs refuses the partition" "rank file of rank 0 lists input id [0-9]* twice (corrupt partition)" \
+	kbfs -r 42 "$T/twice"
+refuse 1 "11: kvalidate refuses it as a graph" "lists input id [0-9]* for two vertices (corrupt partition)" \
+	kvalidate "$T/twice" "$FIX/pred/valid-crlf-no-final-newline.txt"
+
 done_testing

@@ -350,8 +350,13 @@ static int component(kbfs_run *r)
 
 int kbfs_choose_roots(kbfs_run *r)
 {
-	if (r->b->orig)
-		kidmap_build(&r->inv, r->b->orig, r->b->g.nb);
+	uint64_t dup = r->b->orig ? kidmap_build(&r->inv, r->b->orig, r->b->g.nb) : KIDMAP_NONE;
+	if (dup != KIDMAP_NONE)
+		kerror("'%s': the rank file of rank %d lists input id %llu twice (corrupt partition)", r->dir, r->rank,
+		       (unsigned long long)dup);
+	int rc = kcomm_agree(r->world, dup != KIDMAP_NONE ? KEXIT_DATA : 0);
+	if (rc)
+		return rc;
 	if (r->o->nroots_given || r->o->roots_file)
 		return given(r);
 	if (r->o->roots_from == KBFS_ROOTS_LARGEST) {

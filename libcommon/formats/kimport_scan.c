@@ -210,5 +210,10 @@ int kimport_scan_pair(imp *m, const char **pp, uint64_t *u, uint64_t *v, const c
 		kimport_tok_why(t, *pp, what, why, sizeof why);
 		return (rc = kimport_bad_line(m, why)) ? rc : -1;
 	}
+	if (*u == KIMPORT_RESERVED_ID || *v == KIMPORT_RESERVED_ID) {
+		snprintf(why, sizeof why, "%s %llu is reserved (kbfs marks padding with 2^64-1)", what,
+			 (unsigned long long)KIMPORT_RESERVED_ID);
+		return (rc = kimport_bad_line(m, why)) ? rc : -1;
+	}
 	return 0;
 }
