@@ -7,6 +7,7 @@
 #include "kio.h"
 #include "klog.h"
 #include "kmem.h"
+#include "knum.h"
 #include "kopt.h"
 #include "kpart.h"
 #include "kpart/kpart_build.h"
@@ -118,8 +119,9 @@ static void print_json(const kpart_opts *o, const kpart_build_stats *st)
  * 1024, an "iB" or "B" after them is allowed; at least 1 MiB */
 static uint64_t parse_size(const char *opt, const char *arg)
 {
-	char *end;
-	double x = strtod(arg, &end);
+	const char *end;
+	double x = 0;
+	knum_double(arg, &end, &x);
 	int shift = 0;
 	const char *u = "KMGT", *k = *end ? strchr(u, *end & ~0x20) : NULL;
 	if (k && *end) {

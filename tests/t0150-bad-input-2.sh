@@ -173,6 +173,31 @@ run_ok "4: ... through kpart" kpart -q -R 1 -C 1 -o "$T/max-1" "$T/max-1.kg"
 run_ok "4: ... and kbfs from it" kbfs -q -r 18446744073709551614 "$T/max-1"
 ok "4: ... which reaches the 3 vertices" grep -q 'reached 3 vertices' "$T/out"
 
+# ---- 5. numbers are decimal everywhere: one parser ----
+kgen -q -s 012 -e 4 -o "$T/s12.kg"
+run_ok "5: kgen -s 012" kstat "$T/s12.kg"
+ok "5: ... is scale 12, not 10" grep -q 'Kronecker scale 12,' "$T/out"
+run_ok "5: kpart -R 010 -C 1" kpart -q -R 010 -C 1 -o "$T/r10" "$T/s12.kg"
+ok "5: ... is a 10x1 grid, not 8x1" grep -q '^R = 10$' "$T/r10/manifest"
+kpart -q -R 1 -C 1 -o "$T/s12" "$T/s12.kg"
+run_ok "5: kbfs -r 010" kbfs -r 010 "$T/s12"
+ok "5: ... searches from vertex 10, not 8" grep -q '^root 10:' "$T/out"
+printf '# roots\n010\n' >"$T/roots-010.txt"
+run_ok "5: kbfs --roots with the line 010" kbfs -q --roots "$T/roots-010.txt" --json - "$T/s12"
+ok "5: ... searches from vertex 10" grep -q '"root": 10,' "$T/out"
+printf '010 1\n1 2\n' >"$T/e010.txt"
+run_ok "5: an edge list's 010" kgen -q --from "$T/e010.txt" -f text -o "$T/e010.out"
+is "$(head -1 "$T/e010.out")" "10 1" "5: ... is vertex 10, as every number"
+refuse 2 "5: kgen -s 0x10 (no hexadecimal)" "'0x10' is not a whole number" kgen -s 0x10 -o "$T/x.kg"
+refuse 2 "5: kbfs -r ' 5' (no blank)" "' 5' is not a whole number" kbfs -r ' 5' "$T/s12"
+refuse 2 "5: kbfs -r +5 (no sign)" "'+5' is not a whole number" kbfs -r +5 "$T/s12"
+refuse 2 "5: kbfs --alpha 0x10 (no hexadecimal float)" "'0x10' is not a number" kbfs --alpha 0x10 "$T/s12"
+refuse 2 "5: kbfs --beta inf" "'inf' is not a number" kbfs --beta inf "$T/s12"
+run_ok "5: kbfs --alpha 1.5e1 --beta 24" kbfs -q -r 10 --alpha 1.5e1 --beta 24 "$T/s12"
+printf '0x10\n' >"$T/roots-hex.txt"
+refuse 1 "5: a roots file's 0x10" "roots-hex.txt:1: '0x10' is not a vertex id" kbfs --roots "$T/roots-hex.txt" "$T/s12"
+refuse 2 "5: kpart --gpu-memory 0x50G" "'0x50G' is not a size" kpart --dry-run -s 20 -R 1 -C 1 --gpu-memory 0x50G
+
 # ---- 11. an id map that lists an id twice is refused ----
 for p in kstat kvalidate kpart; do
 	case $p in

@@ -2,6 +2,7 @@
 #include "kbuild.h"
 #include "kio.h"
 #include "klog.h"
+#include "knum.h"
 #include "kprov.h"
 
 #include <errno.h>
@@ -18,12 +19,9 @@
 
 int kopt_parse_u64(const char *arg, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	if (!arg || !*arg || *arg == '-' || *arg == '+' || *arg == ' ')
-		return -1;
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 0);
-	if (errno || *end || v < lo || v > hi)
+	const char *end;
+	uint64_t v;
+	if (!arg || knum_u64(arg, &end, &v) != KNUM_OK || *end || v < lo || v > hi)
 		return -1;
 	*out = v;
 	return 0;
@@ -31,12 +29,19 @@ int kopt_parse_u64(const char *arg, uint64_t lo, uint64_t hi, uint64_t *out)
 
 int kopt_parse_i64(const char *arg, int64_t lo, int64_t hi, int64_t *out)
 {
-	if (!arg || !*arg || *arg == ' ')
+	const char *end;
+	int64_t v;
+	if (!arg || knum_i64(arg, &end, &v) != KNUM_OK || *end || v < lo || v > hi)
 		return -1;
-	errno = 0;
-	char *end;
-	long long v = strtoll(arg, &end, 0);
-	if (errno || *end || v < lo || v > hi)
+	*out = v;
+	return 0;
+}
+
+int kopt_parse_double(const char *arg, double lo, double hi, double *out)
+{
+	const char *end;
+	double v;
+	if (!arg || knum_double(arg, &end, &v) != KNUM_OK || *end || !(v >= lo && v <= hi))
 		return -1;
 	*out = v;
 	return 0;
@@ -62,10 +67,8 @@ int64_t kopt_i64(const char *opt, const char *arg, int64_t lo, int64_t hi)
 
 double kopt_double(const char *opt, const char *arg, double lo, double hi)
 {
-	char *end;
-	errno = 0;
-	double v = arg && *arg ? strtod(arg, &end) : NAN;
-	if (!arg || !*arg || errno || *end || !(v >= lo && v <= hi))
+	double v;
+	if (kopt_parse_double(arg, lo, hi, &v))
 		kopt_usage_error("%s: '%s' is not a number from %g to %g", opt, arg ? arg : "", lo, hi);
 	return v;
 }

@@ -1,8 +1,8 @@
 /*
  * kopt: the option kit shared by every program.
  *
- * Owns checked number parsing (whole string, range, no sign where a count is
- * expected), the options every program shares (-q, -v, --threads, -h, -V:
+ * Owns checked number parsing (the whole string a decimal number of knum.h,
+ * in range, no sign where a count is expected), the options every program shares (-q, -v, --threads, -h, -V:
  * one block for getopt_long, one handler, one help text), the wording of
  * getopt's errors, the default thread count and the --version text listing
  * build features.  A bad value is a usage error: kopt_* print "prog:
@@ -28,13 +28,16 @@
 #define KBFS_VERSION "0.1.0"
 #endif
 
-/* Parse an unsigned integer in [lo, hi]; dies with exit 2 naming opt. */
+/* Parse a decimal number (knum.h: "010" is ten; no sign, blank or base
+ * prefix) in [lo, hi]; dies with exit 2 naming opt. */
 uint64_t kopt_u64(const char *opt, const char *arg, uint64_t lo, uint64_t hi);
 int64_t kopt_i64(const char *opt, const char *arg, int64_t lo, int64_t hi);
 double kopt_double(const char *opt, const char *arg, double lo, double hi);
-/* Same checks, returning 0 on success and -1 (no message) on a bad value. */
+/* Same checks, returning 0 on success and -1 (no message) on a bad value:
+ * for environment variables and numbers in files. */
 int kopt_parse_u64(const char *arg, uint64_t lo, uint64_t hi, uint64_t *out);
 int kopt_parse_i64(const char *arg, int64_t lo, int64_t hi, int64_t *out);
+int kopt_parse_double(const char *arg, double lo, double hi, double *out);
 /* Index of arg in the NULL-terminated list, or die with exit 2. */
 int kopt_choice(const char *opt, const char *arg, const char *const *choices);
 

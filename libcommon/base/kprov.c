@@ -1,4 +1,5 @@
 #include "kprov.h"
+#include "knum.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,9 +66,9 @@ int kprov_get_generation_time(const char *path, double *seconds)
 	if (n <= 0)
 		return -1;
 	v[n] = 0;
-	char *end;
-	double s = strtod(v, &end);
-	if (end == v || *end || !(s >= 0) || s > 1e12)
+	const char *end;
+	double s;
+	if (knum_double(v, &end, &s) != KNUM_OK || *end || !(s >= 0) || s > 1e12)
 		return -1;
 	*seconds = s;
 	return 0;

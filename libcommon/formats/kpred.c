@@ -3,6 +3,7 @@
 #include "kfs.h"
 #include "klog.h"
 #include "kmem.h"
+#include "knum.h"
 #include "ktemp.h"
 
 #include <dirent.h>
@@ -205,37 +206,10 @@ static const char *skip_ws(const char *s)
 	return s;
 }
 
-/* Unsigned decimal at *s; 0 and *s moved past it, -1 if none or overflow. */
-static int parse_u64(const char **s, uint64_t *out)
-{
-	const char *p = *s;
-	uint64_t x = 0;
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		uint64_t d = (uint64_t)(*p - '0');
-		if (x > (UINT64_MAX - d) / 10)
-			return -1;
-		x = x * 10 + d;
-	}
-	*s = p;
-	*out = x;
-	return 0;
-}
-
-static int parse_i64(const char **s, int64_t *out)
-{
-	const char *p = *s;
-	int neg = *p == '-';
-	if (neg || *p == '+')
-		p++;
-	uint64_t x;
-	if (parse_u64(&p, &x) || x > (uint64_t)INT64_MAX + (uint64_t)neg)
-		return -1;
-	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
-	*s = p;
-	return 0;
-}
+/* A decimal number at *s (knum.h): 0 and *s moved past it, -1 if none or
+ * out of range. */
+static int parse_u64(const char **s, uint64_t *out) { return knum_u64(*s, s, out) == KNUM_OK ? 0 : -1; }
+static int parse_i64(const char **s, int64_t *out) { return knum_i64(*s, s, out) == KNUM_OK ? 0 : -1; }
 
 static int read_text(kio_in *in, uint64_t *root, vec *a)
 {
