@@ -191,6 +191,8 @@ int main(int argc, char **argv)
 	o.verbose = klog_verbose();
 	o.roots = roots;
 	o.nroots_given = nroots;
+	if (!o.threads)
+		kopt_env_threads(); /* a bad OMP_NUM_THREADS is a usage error before MPI starts */
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	kbfs_device dev;
 	kbfs_gpu_device(&dev, &gpu);

@@ -198,6 +198,26 @@ printf '0x10\n' >"$T/roots-hex.txt"
 refuse 1 "5: a roots file's 0x10" "roots-hex.txt:1: '0x10' is not a vertex id" kbfs --roots "$T/roots-hex.txt" "$T/s12"
 refuse 2 "5: kpart --gpu-memory 0x50G" "'0x50G' is not a size" kpart --dry-run -s 20 -R 1 -C 1 --gpu-memory 0x50G
 
+# ---- 6. OMP_NUM_THREADS is bounded as --threads is ----
+kbfs -q -r 10 --pred-out "$T/t6" "$T/s12" >/dev/null
+for n in 100000 40000 2,100000; do
+	for p in kgen kpart kbfs kvalidate kstat; do
+		case $p in
+		kgen) set -- kgen -s 10 -o "$T/x.kg" ;;
+		kpart) set -- kpart -R 1 -C 1 -o "$T/x" "$T/s12.kg" ;;
+		kbfs) set -- kbfs -r 10 "$T/s12" ;;
+		kvalidate) set -- kvalidate "$T/s12.kg" "$T/t6" ;;
+		kstat) set -- kstat "$T/s12.kg" ;;
+		esac
+		refuse 2 "6: OMP_NUM_THREADS=$n $p" "OMP_NUM_THREADS: '$n' is more than 4096 threads" \
+			env OMP_NUM_THREADS=$n "$@"
+	done
+done
+run_ok "6: --threads 2 overrides it" env OMP_NUM_THREADS=100000 kgen -q -s 10 --threads 2 -o "$T/x.kg"
+run_ok "6: a list of two levels is taken" env OMP_NUM_THREADS=2,1 kbfs -q -r 10 "$T/s12"
+run_ok "6: 4096 threads are (kgen, 1 rank)" env OMP_NUM_THREADS=4096 kgen -q -s 10 -o "$T/x.kg"
+refuse 2 "6: --threads 4097" "'4097' is not a whole number from 1 to 4096" kgen -s 10 --threads 4097 -o "$T/x.kg"
+
 # ---- 11. an id map that lists an id twice is refused ----
 for p in kstat kvalidate kpart; do
 	case $p in

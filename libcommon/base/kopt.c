@@ -105,8 +105,9 @@ void kopt_common_help(FILE *fp)
 	fputs("Common options:\n"
 	      "  -q, --quiet          no progress or warnings on stderr\n"
 	      "  -v, --verbose        more detail on stderr\n"
-	      "      --threads N      OpenMP threads (default: OMP_NUM_THREADS, else the cores\n"
-	      "                       this process may use, shared by the ranks on its host)\n"
+	      "      --threads N      OpenMP threads, 1 to 4096 (default: OMP_NUM_THREADS, else\n"
+	      "                       the cores this process may use, shared by the ranks on\n"
+	      "                       its host)\n"
 	      "  -h, --help           print this help and exit\n"
 	      "  -V, --version        print version, commit and build features and exit\n"
 	      "Exit status: 0 success, 1 data error or failed validation, 2 usage error,\n"
@@ -170,7 +171,7 @@ void kopt_common(int c, char **argv, int *threads, void (*usage)(FILE *, int))
 	switch (c) {
 	case 'q': klog_set_quiet(1); return;
 	case 'v': klog_set_verbose(1); return;
-	case KOPT_THREADS: *threads = (int)kopt_u64("--threads", optarg, 1, 4096); return;
+	case KOPT_THREADS: *threads = (int)kopt_u64("--threads", optarg, 1, KOPT_MAX_THREADS); return;
 	case 'h': usage(stdout, 0); exit(0);
 	case 'V': kopt_version(stdout); exit(kio_close_stdout());
 	case ':':
@@ -195,10 +196,38 @@ int kopt_local_ranks(void)
 	return ls && !kopt_parse_u64(ls, 1, 1 << 20, &n) ? (int)n : 1;
 }
 
+int kopt_env_threads(void)
+{
+	const char *v = getenv("OMP_NUM_THREADS");
+	if (!v || !*v)
+		return 0;
+	/* a number, or a list of them (one per nesting level), blanks around
+	 * each allowed, as OpenMP reads it: each bounded.  What OpenMP cannot
+	 * read it ignores, after its own warning: so do we. */
+	uint64_t first = 0, big = 0;
+	for (const char *p = v;;) {
+		const char *end;
+		uint64_t n = 0;
+		int t = knum_u64(p + strspn(p, " \t"), &end, &n);
+		end += strspn(end, " \t");
+		if (t != KNUM_OK || (*end && *end != ',') || n == 0)
+			return 0;
+		big |= n > KOPT_MAX_THREADS;
+		if (!first)
+			first = n;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	if (big)
+		kopt_usage_error("OMP_NUM_THREADS: '%s' is more than %d threads", v, KOPT_MAX_THREADS);
+	return (int)first;
+}
+
 int kopt_threads(int want, int local_ranks)
 {
-	int n = want;
-	if (n <= 0 && !getenv("OMP_NUM_THREADS")) {
+	int n = want > 0 ? want : kopt_env_threads();
+	if (n <= 0) {
 		int cpus = kopt_max_threads(); /* the cores this process may use */
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
 		n = cpus < online ? cpus : cpus / (local_ranks > 0 ? local_ranks : 1);

@@ -43,13 +43,14 @@ int kopt_choice(const char *opt, const char *arg, const char *const *choices);
 
 /* ---- the shared options ---- */
 enum { KOPT_THREADS = 0x4000 }; /* --threads' code, above every program's own */
+#define KOPT_MAX_THREADS 4096       /* the most threads --threads and OMP_NUM_THREADS may ask for */
 #define KOPT_COMMON_SHORT "qvhV"
 #define KOPT_COMMON_LONG                                                                                         \
 	{"quiet", no_argument, 0, 'q'}, {"verbose", no_argument, 0, 'v'},                                     \
 		{"threads", required_argument, 0, KOPT_THREADS}, {"help", no_argument, 0, 'h'},               \
 		{"version", no_argument, 0, 'V'}
 /* Handle c, a code getopt_long returned that the program's own switch does
- * not take: -q, -v (klog), --threads N (into *threads, 1 to 4096), -h
+ * not take: -q, -v (klog), --threads N (into *threads, 1 to KOPT_MAX_THREADS), -h
  * (usage(stdout, 0)), -V (version, exit), and getopt's ':' and '?' as usage
  * errors: "prog: option '--x' needs a value", "prog: option '--x' takes no
  * value", "prog: unrecognized option '--x'" (exit 2).  argv is main's. */
@@ -64,8 +65,13 @@ _Noreturn void kopt_usage_error(const char *fmt, ...) __attribute__((format(prin
 /* Set the OpenMP thread count (0 = leave the default). */
 void kopt_set_threads(int n);
 int kopt_max_threads(void);
+/* OMP_NUM_THREADS, bounded as --threads is: an entry of its list beyond
+ * KOPT_MAX_THREADS is a usage error naming it (exit 2; OpenMP would start
+ * 100000 threads, and crash).  Its first entry, or 0 when it is unset,
+ * empty or what OpenMP ignores too (not a list of whole numbers, a 0). */
+int kopt_env_threads(void);
 /* The one default-thread rule, set for this process: want when > 0; else
- * OMP_NUM_THREADS's when set; else the CPUs this process may run on when
+ * OMP_NUM_THREADS's (kopt_env_threads) when set; else the CPUs this process may run on when
  * it is bound to fewer than the host has; else the host's cores divided
  * among the local_ranks processes of the job on it (at least 1).  Returns
  * the thread count now in force. */
