@@ -218,6 +218,40 @@ run_ok "6: a list of two levels is taken" env OMP_NUM_THREADS=2,1 kbfs -q -r 10 
 run_ok "6: 4096 threads are (kgen, 1 rank)" env OMP_NUM_THREADS=4096 kgen -q -s 10 -o "$T/x.kg"
 refuse 2 "6: --threads 4097" "'4097' is not a whole number from 1 to 4096" kgen -s 10 --threads 4097 -o "$T/x.kg"
 
+# ---- 7. a fifo where kbfs reads a file by name is refused, not waited on ----
+cp -r "$T/s12" "$T/fifo-rank" && rm "$T/fifo-rank/rank-00000.kpart" && mkfifo "$T/fifo-rank/rank-00000.kpart"
+refuse 3 "7: kbfs, a fifo for a rank file" "rank-00000.kpart': not a regular file (a fifo)" kbfs -r 10 "$T/fifo-rank"
+refuse 3 "7: kstat, the same" "rank-00000.kpart': not a regular file" kstat "$T/fifo-rank"
+refuse 3 "7: kpart --check, the same" "rank-00000.kpart': not a regular file" kpart --check "$T/fifo-rank"
+cp -r "$T/s12" "$T/fifo-man" && rm "$T/fifo-man/manifest" && mkfifo "$T/fifo-man/manifest"
+refuse 3 "7: kbfs, a fifo for the manifest" "manifest': not a regular file (a fifo)" kbfs -r 10 "$T/fifo-man"
+refuse 3 "7: kvalidate, a partition whose manifest is a fifo" "manifest': not a regular file" \
+	kvalidate "$T/fifo-man" "$T/t6"
+if have_mpi; then
+	kpart -q -R 1 -C 2 -o "$T/s12x2" "$T/s12.kg" && rm "$T/s12x2/rank-00001.kpart" && mkfifo "$T/s12x2/rank-00001.kpart"
+	MPI_TIMEOUT=$TO MPIRUN 2 kbfs -q -r 10 "$T/s12x2" >"$T/out" 2>"$T/err"
+	is "$?" 3 "7: under mpirun -np 2, rank 1's fifo ends the job (exit 3, no hang)"
+	stderr_has "rank-00001.kpart': not a regular file" "7: ... naming the file"
+else
+	skip "no mpirun"
+	skip "no mpirun"
+fi
+mkdir "$T/trees7" && cp "$T"/t6/pred-* "$T/trees7/" && mkfifo "$T/trees7/pred-3.txt"
+timeout "$TO" kvalidate "$T/s12.kg" "$T/trees7" >"$T/out" 2>"$T/err"
+is "$?" 3 "7: kvalidate DIR with a fifo named pred-3.txt: exit 3, no hang"
+stderr_has "pred-3.txt': not a regular file" "7: ... naming it"
+ok "7: ... the regular tree is still checked" grep -q 'pred-10.txt: valid' "$T/out"
+# a pipe the user names is read as a stream, once (kmagic and the kedge
+# check look at it without consuming it)
+run_ok "7: kstat <(cat g.kg), an edge file through a pipe" kstat <(cat "$T/s12.kg")
+ok "7: ... read whole" grep -q 'Kronecker scale 12' "$T/out"
+run_ok "7: kstat <(cat FILE.txt), a text graph through a pipe" kstat <(cat "$I/snap.txt")
+run_ok "7: kgen --from <(cat g.kg)" kgen -q --from <(cat "$T/s12.kg") -o "$T/via-pipe.kg"
+run_ok "7: ... the same graph" kstat "$T/via-pipe.kg"
+printf '10\n' >"$T/roots10"
+run_ok "7: kbfs --roots <(cat FILE)" kbfs -q --roots <(cat "$T/roots10") "$T/s12"
+run_ok "7: kgen -o - | kpart - still works" sh -c "kgen -q -s 6 -o - | kpart -q -R 1 -C 1 -o '$T/from-pipe' -"
+
 # ---- 11. an id map that lists an id twice is refused ----
 for p in kstat kvalidate kpart; do
 	case $p in

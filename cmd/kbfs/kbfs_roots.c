@@ -201,7 +201,7 @@ static int sample(kbfs_run *r, int nroots)
 /* Rank 0 reads FILE: one id a line, '#' comments and blank lines skipped. */
 static int read_roots_file(const char *path, uint64_t **ids, size_t *n, size_t *cap)
 {
-	kio_in *in = kio_open_in(path, 1);
+	kio_in *in = kio_open_in(path, KIO_GZIP);
 	if (!in)
 		return KEXIT_IO;
 	int rc = 0;

@@ -46,9 +46,14 @@ uint32_t kio_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 
 /* ---- input ---- */
 typedef struct kio_in kio_in;
-/* Open PATH ("-" = stdin).  gzip input is inflated transparently when
- * allow_gzip; otherwise bytes are passed as they are.  NULL after kerror(). */
-kio_in *kio_open_in(const char *path, int allow_gzip);
+/* Open PATH ("-" = stdin).  flags: KIO_GZIP, gzip input is inflated
+ * transparently (otherwise bytes are passed as they are); KIO_FILE, PATH
+ * must be a regular file (a file kbfs finds by name, such as a partition's
+ * rank files: a fifo there is refused at once, "cannot read 'x': not a
+ * regular file (a fifo)", never waited on).  A path the user names may be
+ * a pipe.  NULL after kerror(). */
+enum { KIO_GZIP = 1, KIO_FILE = 2 };
+kio_in *kio_open_in(const char *path, int flags);
 /* Read up to n bytes; *got = 0 at end of file. Returns 0 or KEXIT_IO. */
 int kio_read(kio_in *in, void *buf, size_t n, size_t *got);
 /* Read exactly n bytes: KEXIT_DATA ("truncated") on early end, naming what. */

@@ -95,15 +95,18 @@ static int fill(kio_in *in)
 	return 0;
 }
 
-kio_in *kio_open_in(const char *path, int allow_gzip)
+kio_in *kio_open_in(const char *path, int flags)
 {
+	int allow_gzip = flags & KIO_GZIP;
 	kio_in *in = kcalloc(1, sizeof *in);
 	int is_stdin = !strcmp(path, "-");
 	in->name = kstrdup(is_stdin ? "-" : path);
 	if (is_stdin) {
 		in->fd = STDIN_FILENO;
 	} else {
-		in->fd = open(path, O_RDONLY);
+		/* a file that must be a regular one is opened without waiting,
+		 * so that a fifo in its place is refused, not waited on */
+		in->fd = open(path, O_RDONLY | O_CLOEXEC | (flags & KIO_FILE ? O_NONBLOCK : 0));
 		if (in->fd < 0) {
 			kerror("cannot open '%s': %s", path, strerror(errno));
 			free(in->name);
@@ -119,6 +122,14 @@ kio_in *kio_open_in(const char *path, int allow_gzip)
 			kio_close_in(in);
 			return NULL;
 		}
+		if ((flags & KIO_FILE) && !S_ISREG(st.st_mode)) {
+			kerror("cannot read '%s': not a regular file (%s)", in->name,
+			       S_ISFIFO(st.st_mode) ? "a fifo" : S_ISCHR(st.st_mode) ? "a character device" : "a special file");
+			kio_close_in(in);
+			return NULL;
+		}
+		if (flags & KIO_FILE)
+			fcntl(in->fd, F_SETFL, fcntl(in->fd, F_GETFL) & ~O_NONBLOCK);
 		if (S_ISREG(st.st_mode)) {
 			/* standard input may start inside the file: sizes and
 			 * positioned reads count from where it stands */

@@ -57,7 +57,7 @@ uint64_t kpart_device_bytes(const kpart_grid *g, uint64_t nnz, int idx64)
 
 static int slurp(const char *path, char **buf, size_t *len)
 {
-	kio_in *in = kio_open_in(path, 0);
+	kio_in *in = kio_open_in(path, KIO_FILE);
 	if (!in)
 		return KEXIT_IO;
 	size_t cap = 1 << 16, n = 0;
@@ -549,7 +549,7 @@ void kpart_block_free(kpart_block *b)
 static int open_rank(const char *path, const kpart_manifest *m, int rank, kio_in **inp, rhead *h, uint32_t *crc)
 {
 	const kpart_rankinfo *ri = &m->ranks[rank];
-	kio_in *in = kio_open_in(path, 0);
+	kio_in *in = kio_open_in(path, KIO_FILE);
 	if (!in)
 		return KEXIT_IO;
 	int rc = KEXIT_DATA;

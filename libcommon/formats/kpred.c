@@ -7,6 +7,7 @@
 #include "ktemp.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,7 +272,7 @@ int kpred_read(const char *path, uint64_t *root, uint64_t *n, uint64_t **v, int6
 	*v = NULL;
 	*parent = NULL;
 	*root = UINT64_MAX;
-	kio_in *in = kio_open_in(path, 1);
+	kio_in *in = kio_open_in(path, KIO_GZIP);
 	if (!in)
 		return KEXIT_IO;
 	uint8_t head[KPRED_MAGIC_LEN];
@@ -327,20 +328,30 @@ int kpred_list_add(kpred_list *l, const char *arg)
 	}
 	size_t first = l->n;
 	struct dirent *e;
+	int rc = 0;
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, "pred-", 5) || ktemp_is_temp_name(e->d_name))
 			continue;
 		char *p = kfs_join(arg, e->d_name);
-		list_push(l, p);
+		/* a tree found by name is a regular file: a fifo would be waited
+		 * on for ever (on every rank) */
+		if (fstatat(dirfd(d), e->d_name, &st, 0) || !S_ISREG(st.st_mode)) {
+			kerror("cannot read '%s': not a regular file", p);
+			rc = KEXIT_IO;
+		} else {
+			list_push(l, p);
+		}
 		free(p);
 	}
 	closedir(d);
+	if (l->n == first && rc)
+		return rc;
 	if (l->n == first) {
 		kerror("'%s': no pred-* file in this directory", arg);
 		return KEXIT_DATA;
 	}
 	qsort(l->v + first, l->n - first, sizeof *l->v, cmp_name);
-	return 0;
+	return rc;
 }
 
 void kpred_list_free(kpred_list *l)
