@@ -252,6 +252,27 @@ printf '10\n' >"$T/roots10"
 run_ok "7: kbfs --roots <(cat FILE)" kbfs -q --roots <(cat "$T/roots10") "$T/s12"
 run_ok "7: kgen -o - | kpart - still works" sh -c "kgen -q -s 6 -o - | kpart -q -R 1 -C 1 -o '$T/from-pipe' -"
 
+# ---- 8. a gapbs .sg is read no further than its header's size ----
+# (an undirected path 0-1: 2 vertices, 2 entries, 49 bytes as a .sg)
+sg2() { perl -e 'print pack("C Q< Q<", 0, 2, 2), pack("Q<*", 0, 1, 2), pack("l<*", 1, 0)'; }
+sg2 >"$T/p2.sg"
+run_ok "8: a 2-vertex .sg is read" kstat "$T/p2.sg"
+{ sg2; head -c 1G /dev/zero; } | gzip -1 >"$T/zeros.sg.gz"
+# 200 MB of address space: the whole stream would take 1 GiB (exit 4);
+# AddressSanitizer reserves terabytes of it, so under make test SAN=1 the
+# message alone is checked
+LIMIT="ulimit -v 200000 &&"
+[ "${KBFS_SAN:-0}" = 1 ] && LIMIT=
+refuse 1 "8: the same followed by 1 GiB of zeros, gzip'd, under ulimit -v 200000" \
+	"gapbs serialized graph of 2 vertices and 2 entries: data after its 49 bytes (.sg) or 57 (.wsg)" \
+	sh -c "$LIMIT exec kgen --from '$T/zeros.sg.gz' -o '$T/x.kg'"
+{ sg2; printf 'junk-junk-junk'; } >"$T/junk.sg"
+refuse 1 "8: a .sg with 14 bytes after it" "data after its 49 bytes" kstat "$T/junk.sg"
+refuse 1 "8: the same through a pipe" "data after its 49 bytes" sh -c "cat '$T/junk.sg' | kstat -"
+head -c 300M /dev/zero | gzip -1 >"$T/nul.gz"
+refuse 1 "8: 300 MiB of NUL bytes are called binary within 200 MB" "binary file" \
+	sh -c "$LIMIT exec kgen --from '$T/nul.gz' -o '$T/x.kg'"
+
 # ---- 11. an id map that lists an id twice is refused ----
 for p in kstat kvalidate kpart; do
 	case $p in

@@ -353,8 +353,11 @@ int kimport_read(const char *path, int format, int skip_bad, kimport_result *res
 	m.r.buf = kmalloc(m.r.cap + 1);
 
 	int rc = kimport_rd_fill(&m.r);
-	/* detection wants some whole lines: grow the window past huge ones */
+	/* detection wants some whole lines: grow the window past huge ones,
+	 * unless it is binary (a NUL byte in its first 4 KiB: a gapbs graph,
+	 * which sizes its own reading from its header, or a refusal) */
 	while (!rc && format == KIMPORT_AUTO && !m.r.eof && m.r.cap < KIMP_MAXWINDOW &&
+	       !memchr(m.r.buf, 0, m.r.len < 4096 ? m.r.len : 4096) &&
 	       count_lines(m.r.buf, m.r.len, KIMP_MINLINES) < KIMP_MINLINES)
 		rc = kimport_rd_fill(&m.r);
 	if (!rc) {
