@@ -249,6 +249,12 @@ int main(int argc, char **argv)
 			kopt_usage_error("give -o DIR when the edge file is standard input");
 	}
 	char *cmdline = joined_argv(argc, argv), *outdir = NULL;
+	if (!check && !dump) {
+		if (!o.outdir)
+			o.outdir = outdir = default_output(o.input);
+		const kopt_file outs[] = {{"-o", o.outdir, NULL}}, ins[] = {{"the edge file", o.input, NULL}};
+		kopt_check_files(outs, 1, ins, 1);
+	}
 	kopt_threads(threads, kopt_local_ranks());
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	int me = kcomm_rank(world), rc = 0;
@@ -265,8 +271,6 @@ int main(int argc, char **argv)
 		}
 		rc = kcomm_agree(world, rc);
 	} else {
-		if (!o.outdir)
-			o.outdir = outdir = default_output(o.input);
 		o.argv = cmdline;
 		kopt_check_affinity();
 		kpart_device dev;

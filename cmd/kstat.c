@@ -131,6 +131,10 @@ int main(int argc, char **argv)
 	kopt_threads(threads, kopt_local_ranks());
 	if (optind >= argc)
 		kopt_usage_error("give a graph, a partition or run records ('-': a graph on standard input)");
+	for (int k = optind; svg && k < argc; k++) {
+		const kopt_file out = {"--svg", svg, NULL}, in = {"the input", argv[k], ""};
+		kopt_check_files(&out, 1, &in, 1);
+	}
 	int kind, rc = kmagic_detect(argv[optind], &kind);
 	if (rc)
 		return rc;

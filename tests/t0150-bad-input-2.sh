@@ -273,6 +273,57 @@ head -c 300M /dev/zero | gzip -1 >"$T/nul.gz"
 refuse 1 "8: 300 MiB of NUL bytes are called binary within 200 MB" "binary file" \
 	sh -c "$LIMIT exec kgen --from '$T/nul.gz' -o '$T/x.kg'"
 
+# ---- 9. an output may be neither an input nor another output ----
+cp "$T/s12.kg" "$T/G"
+refuse 2 "9: kstat --svg G G" "--svg '.*/G' is the input '.*/G'" kstat --svg "$T/G" "$T/G"
+ok "9: ... G is still the graph" cmp -s "$T/G" "$T/s12.kg"
+refuse 2 "9: kstat --svg on one of several run records" "--svg '.*/r2.json' is the input" \
+	sh -c "kbfs -q -r 10 --json '$T/r1.json' '$T/s12' >/dev/null && cp '$T/r1.json' '$T/r2.json' && kstat --svg '$T/r2.json' '$T/r1.json' '$T/r2.json'"
+refuse 2 "9: kgen -o X --map X" "-o '.*/X' and --map '.*/X' are the same file" \
+	kgen --from "$I/sparse.txt" -o "$T/X" --map "$T/X"
+ok "9: ... X is not made" test ! -e "$T/X"
+refuse 2 "9: kgen -o X --map ./X" "are the same file" kgen --from "$I/sparse.txt" -o "$T/X" --map "$T/./X"
+cp "$I/sparse.txt" "$T/sparse.txt"
+refuse 2 "9: kgen --from F -o F" "-o '.*/sparse.txt' is --from '.*/sparse.txt'" \
+	kgen --from "$T/sparse.txt" -f text -o "$T/sparse.txt"
+refuse 2 "9: kgen --from F --map F" "--map '.*/sparse.txt' is --from" \
+	kgen --from "$T/sparse.txt" --map "$T/sparse.txt" -o "$T/x.kg"
+ok "9: ... F is intact" cmp -s "$T/sparse.txt" "$I/sparse.txt"
+cp -r "$T/s12" "$T/P"
+refuse 2 "9: kbfs --json P/manifest" "--json '.*/P/manifest' is inside the partition '.*/P'" \
+	kbfs -r 10 --json "$T/P/manifest" "$T/P"
+refuse 2 "9: kbfs --json P/run.json, a new file inside the partition" "is inside the partition" \
+	kbfs -r 10 --json "$T/P/run.json" "$T/P"
+refuse 2 "9: kbfs --pred-out P" "--pred-out '.*/P' is the partition" kbfs -r 10 --pred-out "$T/P" "$T/P"
+refuse 2 "9: kbfs --json D/pred-10.txt --pred-out D" "would write the same file" \
+	kbfs -r 10 --json "$T/D9/pred-10.txt" --pred-out "$T/D9" "$T/P"
+refuse 2 "9: kbfs --json ROOTS --roots ROOTS" "--json '.*/roots10' is --roots" \
+	kbfs --roots "$T/roots10" --json "$T/roots10" "$T/P"
+run_ok "9: ... P is still a whole partition" kpart --check "$T/P"
+cp "$T/s12.kg" "$T/g.kpart"
+refuse 2 "9: kpart g.kpart (whose default output is itself)" "-o '.*/g.kpart' is the edge file" \
+	kpart -R 1 -C 1 "$T/g.kpart"
+run_ok "9: --pred-out and --depth-out may share a directory" \
+	kbfs -q -r 10 --pred-out "$T/D9" --depth-out "$T/D9" --json "$T/D9/run.json" "$T/P"
+run_ok "9: two outputs to /dev/null are no clash" kgen -q --from "$I/sparse.txt" --map /dev/null -o /dev/null
+
+# ---- 10. a run's outputs are committed all or none ----
+echo "the old map" >"$T/old-map.txt"
+must_fail 3 "10: kgen --from --map M -o /dev/full" kgen -q --from "$I/sparse.txt" --map "$T/old-map.txt" -o /dev/full
+ok "10: ... M is the old map, not the new one" grep -q "the old map" "$T/old-map.txt"
+ok "10: ... and no temporary is left" sh -c "! ls '$T'/old-map.txt.kbfs-tmp-* 2>/dev/null"
+must_fail 3 "10: kgen --from --map M -o NODIR/x.kg (an edge file that cannot be made, after the map)" \
+	kgen -q --from "$I/sparse.txt" --map "$T/old-map.txt" -o "$T/no-such-dir/x.kg"
+ok "10: ... M is still the old map" grep -q "the old map" "$T/old-map.txt"
+run_ok "10: kgen --from --map M -o G" kgen -q --from "$I/sparse.txt" --map "$T/old-map.txt" -o "$T/with-map.kg"
+ok "10: ... writes both" sh -c "grep -q '^0 7\$' '$T/old-map.txt' && test -s '$T/with-map.kg'"
+mkdir "$T/D10" && echo old >"$T/D10/pred-10.txt"
+must_fail 3 "10: kbfs --pred-out D --json /dev/full" kbfs -q -r 10 --pred-out "$T/D10" --json /dev/full "$T/P"
+is "$(cat "$T/D10/pred-10.txt")" old "10: ... the tree of this run is not committed without its record"
+ok "10: ... nor left as a temporary" sh -c "! ls '$T'/D10/*kbfs-tmp* 2>/dev/null"
+kbfs -q -n 3 --pred-out "$T/D10b" --json "$T/D10.json" "$T/P" >/dev/null
+is "$(ls "$T"/D10b/pred-*.txt | wc -l)" 3 "10: a run that succeeds writes every tree"
+
 # ---- 11. an id map that lists an id twice is refused ----
 for p in kstat kvalidate kpart; do
 	case $p in

@@ -118,8 +118,19 @@ int kio_pwrite_crc(int fd, const void *p, size_t n, uint64_t off, uint32_t *crc)
  * fresh memory, and a 64 MiB staging buffer still spreads over 64 threads. */
 void kio_copy_par(void *dst, const void *src, size_t n);
 int kio_printf(kio_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Flush, close and rename into place; frees out.  Returns 0 or KEXIT_IO. */
+/* Flush, close and rename into place; frees out.  Returns 0 or KEXIT_IO.
+ * While commits are held, the file is synced and left under its temporary
+ * name (and lock) instead. */
 int kio_commit(kio_out *out);
+/* A run's outputs all or none: from now on kio_commit holds each file
+ * back; kio_release_commits renames every held one into place when ok (0,
+ * or KEXIT_IO: a rename failed, and the rest are removed), or removes
+ * them all when not (a failed run leaves none of its outputs: kgen's
+ * --map without its edge file).  Outputs written in place (standard
+ * output, a device, a pipe) cannot be held back.  Raises the soft limit
+ * of open files to the hard one: every held output keeps its lock open. */
+void kio_hold_commits(void);
+int kio_release_commits(int ok);
 /* Close and remove the temporary; frees out. */
 void kio_abort(kio_out *out);
 const char *kio_out_name(const kio_out *out);

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -129,6 +130,50 @@ int kio_printf(kio_out *o, const char *fmt, ...)
 	return 0;
 }
 
+/* Outputs written and synced, still under their temporary names, while a
+ * run holds its commits (kio_hold_commits). */
+typedef struct held {
+	char *tmp, *name;
+} held;
+static held *heldv;
+static size_t nheld, capheld;
+static int holding;
+
+void kio_hold_commits(void)
+{
+	holding = 1;
+	/* each held output keeps its lock open: room for many */
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int kio_release_commits(int ok)
+{
+	int rc = 0;
+	for (size_t k = 0; k < nheld; k++) {
+		held *h = &heldv[k];
+		if (ok && !rc && rename(h->tmp, h->name)) {
+			kerror("cannot rename '%s' to '%s': %s", h->tmp, h->name, strerror(errno));
+			rc = KEXIT_IO;
+		} else if (ok && !rc) {
+			rc = kfs_sync_parent(h->name);
+			ktemp_done(h->tmp);
+		}
+		if (!ok || rc)
+			ktemp_remove(h->tmp);
+		free(h->tmp);
+		free(h->name);
+	}
+	free(heldv);
+	heldv = NULL;
+	nheld = capheld = 0;
+	holding = 0;
+	return rc;
+}
+
 int kio_commit(kio_out *o)
 {
 	int rc = o->failed ? KEXIT_IO : 0;
@@ -145,11 +190,31 @@ int kio_commit(kio_out *o)
 		free(o);
 		return rc;
 	}
-	/* on disk before it has its name; renamed while still open (and
-	 * locked), so no sweep of stale temporaries can take it meanwhile */
+	/* on disk before it has its name; renamed while its lock is held, so
+	 * no sweep of stale temporaries can take it meanwhile */
 	if (!rc && (fflush(o->fp) || ferror(o->fp) || (fsync(fileno(o->fp)) && errno != EINVAL))) {
 		kerror("cannot write '%s': %s", o->name, strerror(errno));
 		rc = KEXIT_IO;
+	}
+	if (holding) {
+		/* kept under its temporary name (and lock) until the run's end */
+		if (fclose(o->fp) && !rc) {
+			kerror("cannot write '%s': %s", o->name, strerror(errno));
+			rc = KEXIT_IO;
+		}
+		if (rc) {
+			ktemp_remove(o->tmp);
+			free(o->tmp);
+			free(o->name);
+		} else {
+			if (nheld == capheld) {
+				capheld = capheld ? 2 * capheld : 16;
+				heldv = krealloc(heldv, kmul(capheld, sizeof *heldv));
+			}
+			heldv[nheld++] = (held){o->tmp, o->name};
+		}
+		free(o);
+		return rc;
 	}
 	if (!rc && rename(o->tmp, o->name)) {
 		kerror("cannot rename '%s' to '%s': %s", o->tmp, o->name, strerror(errno));

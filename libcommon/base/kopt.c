@@ -1,5 +1,6 @@
 #include "kopt.h"
 #include "kbuild.h"
+#include "kfs.h"
 #include "kio.h"
 #include "klog.h"
 #include "knum.h"
@@ -12,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -71,6 +73,56 @@ double kopt_double(const char *opt, const char *arg, double lo, double hi)
 	if (kopt_parse_double(arg, lo, hi, &v))
 		kopt_usage_error("%s: '%s' is not a number from %g to %g", opt, arg ? arg : "", lo, hi);
 	return v;
+}
+
+/* a file that can clash: not "-", nor a pipe or a device */
+static int clashable(const kopt_file *f)
+{
+	struct stat st;
+	return f->path && strcmp(f->path, "-") && (stat(f->path, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+}
+
+/* f is an entry of the output directory d that d's files would replace */
+static int under(const kopt_file *f, const kopt_file *d)
+{
+	const char *base = strrchr(f->path, '/');
+	base = base ? base + 1 : f->path;
+	return d->prefix && !strncmp(base, d->prefix, strlen(d->prefix)) && kfs_in_dir(f->path, d->path);
+}
+
+void kopt_check_files(const kopt_file *out, size_t nout, const kopt_file *in, size_t nin)
+{
+	for (size_t k = 0; k < nout; k++) {
+		const kopt_file *o = &out[k];
+		if (!clashable(o))
+			continue;
+		for (size_t j = 0; j < nin; j++) {
+			const kopt_file *i = &in[j];
+			struct stat st;
+			if (!clashable(i))
+				continue;
+			if (kfs_same(o->path, i->path))
+				kopt_usage_error("%s '%s' is %s '%s': an output may not replace an input", o->opt, o->path,
+						 i->opt, i->path);
+			if (!o->prefix && i->prefix && !stat(i->path, &st) && S_ISDIR(st.st_mode) &&
+			    kfs_in_dir(o->path, i->path))
+				kopt_usage_error("%s '%s' is inside %s '%s': an output may not go into an input", o->opt,
+						 o->path, i->opt, i->path);
+			if (under(i, o))
+				kopt_usage_error("%s '%s' would replace %s '%s' (an input)", o->opt, o->path, i->opt,
+						 i->path);
+		}
+		for (size_t j = k + 1; j < nout; j++) {
+			const kopt_file *p = &out[j];
+			if (!clashable(p))
+				continue;
+			if ((!o->prefix || !p->prefix || !strcmp(o->prefix, p->prefix)) && kfs_same(o->path, p->path))
+				kopt_usage_error("%s '%s' and %s '%s' are the same file", o->opt, o->path, p->opt, p->path);
+			if (under(p, o) || under(o, p))
+				kopt_usage_error("%s '%s' and %s '%s' would write the same file", o->opt, o->path, p->opt,
+						 p->path);
+		}
+	}
 }
 
 int kopt_choice(const char *opt, const char *arg, const char *const *choices)

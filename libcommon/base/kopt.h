@@ -38,6 +38,20 @@ double kopt_double(const char *opt, const char *arg, double lo, double hi);
 int kopt_parse_u64(const char *arg, uint64_t lo, uint64_t hi, uint64_t *out);
 int kopt_parse_i64(const char *arg, int64_t lo, int64_t hi, int64_t *out);
 int kopt_parse_double(const char *arg, double lo, double hi, double *out);
+/* A file a program is given: opt names it in messages ("-o", "--map",
+ * "the input"); path NULL when not given.  An output directory has the
+ * prefix of the files written in it ("pred-"); an input that may be a
+ * directory of inputs (a partition) has "", and no output may go into it;
+ * a file, NULL. */
+typedef struct kopt_file {
+	const char *opt, *path, *prefix;
+} kopt_file;
+/* Usage error (exit 2) naming both when an output is an input, is inside
+ * an input directory (a partition), is the same file as another output,
+ * or is a file an output directory's files would replace: an output may
+ * never destroy an input or another output.  "-", pipes and devices
+ * (/dev/null) never clash. */
+void kopt_check_files(const kopt_file *out, size_t nout, const kopt_file *in, size_t nin);
 /* Index of arg in the NULL-terminated list, or die with exit 2. */
 int kopt_choice(const char *opt, const char *arg, const char *const *choices);
 

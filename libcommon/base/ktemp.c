@@ -19,44 +19,54 @@
 
 #define LOCK_SUFFIX ".lock"
 #define LOCK_MAGIC "kbfs-tmp 1\n"
-enum { MAXPENDING = 64, MAXLOCK = 1024 };
+enum { CHUNK = 64, MAXLOCK = 1024 };
 
-/* Paths to remove when the program dies, each with its lock (or NULL).
+/* Paths to remove when the program dies, each with its lock (or NULL) and
+ * the lock's descriptor, in chunks of CHUNK slots linked as they are
+ * needed (a run may hold many outputs until it commits them together).
  * Read by the fatal-signal handler, so a slot is emptied before its
- * strings are freed, and the handler itself only makes system calls
- * (kfs_rmtree allocates nothing). */
-static char *volatile pending[MAXPENDING], *volatile pending_lock[MAXPENDING];
-static int lock_fd[MAXPENDING];
-static volatile int npending;
+ * strings are freed, a chunk is filled before it is linked, and the
+ * handler itself only makes system calls (kfs_rmtree allocates nothing). */
+typedef struct chunk {
+	char *volatile path[CHUNK], *volatile lock[CHUNK];
+	int fd[CHUNK];
+	struct chunk *volatile next;
+} chunk;
+static chunk first;
 
 static void cleanup_all(void)
 {
-	for (int i = 0; i < npending; i++) {
-		char *p = pending[i], *l = pending_lock[i];
-		if (p)
-			kfs_rmtree(p);
-		if (p && l)
-			unlink(l);
-	}
+	for (chunk *c = &first; c; c = c->next)
+		for (int i = 0; i < CHUNK; i++) {
+			char *p = c->path[i], *l = c->lock[i];
+			if (p)
+				kfs_rmtree(p);
+			if (p && l)
+				unlink(l);
+		}
 }
 
 static void add(const char *path, char *lock, int fd)
 {
 	klog_atdie(cleanup_all);
 	char *copy = kstrdup(path);
-	int i = 0;
-	while (i < npending && pending[i])
-		i++;
-	if (i == MAXPENDING) {
-		free(copy);
-		free(lock);
-		return;
+	for (chunk *c = &first;; c = c->next) {
+		for (int i = 0; i < CHUNK; i++)
+			if (!c->path[i]) {
+				c->fd[i] = fd;
+				c->lock[i] = lock;
+				c->path[i] = copy;
+				return;
+			}
+		if (!c->next) {
+			chunk *n = kcalloc(1, sizeof *n);
+			n->fd[0] = fd;
+			n->lock[0] = lock;
+			n->path[0] = copy;
+			c->next = n;
+			return;
+		}
 	}
-	lock_fd[i] = fd;
-	pending_lock[i] = lock;
-	pending[i] = copy;
-	if (i == npending)
-		npending = i + 1;
 }
 
 void ktemp_register(const char *path)
@@ -67,20 +77,20 @@ void ktemp_register(const char *path)
 
 void ktemp_unregister(const char *path)
 {
-	for (int i = 0; i < npending; i++) {
-		char *p = pending[i], *l = pending_lock[i];
-		if (p && !strcmp(p, path)) {
-			pending[i] = NULL;
-			pending_lock[i] = NULL;
-			if (lock_fd[i] >= 0) {
-				unlink(l); /* while still held: no sweep can take it */
-				close(lock_fd[i]);
-				lock_fd[i] = -1;
+	for (chunk *c = &first; c; c = c->next)
+		for (int i = 0; i < CHUNK; i++) {
+			char *p = c->path[i], *l = c->lock[i];
+			if (p && !strcmp(p, path)) {
+				c->path[i] = NULL;
+				c->lock[i] = NULL;
+				if (l) {
+					unlink(l); /* while still held: no sweep can take it */
+					close(c->fd[i]);
+				}
+				free(p);
+				free(l);
 			}
-			free(p);
-			free(l);
 		}
-	}
 }
 
 void ktemp_done(const char *tmp)

@@ -47,8 +47,7 @@ void ktemp_done(const char *tmp);
 /* Remove the temporary TMP (a tree), then ktemp_done. */
 void ktemp_remove(const char *tmp);
 /* Register a path (file or directory tree) to remove if we die; NULL-safe.
- * At most 64 at a time.  (kpart's other ranks register rank 0's temporary
- * directory this way.) */
+ * (kpart's other ranks register rank 0's temporary directory this way.) */
 void ktemp_register(const char *path);
 void ktemp_unregister(const char *path);
 /* Remove the stale temporaries of PATH (see above). */
