@@ -369,4 +369,20 @@ refuse 1 "11: kbfs refuses the partition" "rank file of rank 0 lists input id [0
 refuse 1 "11: kvalidate refuses it as a graph" "lists input id [0-9]* for two vertices (corrupt partition)" \
 	kvalidate "$T/twice" "$FIX/pred/valid-crlf-no-final-newline.txt"
 
+# ---- 12. a newline in a file's name adds no provenance key ----
+inj=$T/$(printf 'a\nkind=kronecker\nscale=20\n.txt')
+cp "$I/snap.txt" "$inj"
+run_ok "12: kgen --from a file whose name holds newlines and keys" kgen -q --from "$inj" -o "$T/inj.kg"
+run_ok "12: kstat of it" kstat "$T/inj.kg"
+ok "12: ... an import, not a Kronecker graph of scale 20" sh -c "grep -q 'imported from .*a\\\\nkind=kronecker' '$T/out' && ! grep -q Kronecker '$T/out'"
+run_ok "12: kpart of it" kpart -q -R 1 -C 1 -o "$T/inj" "$T/inj.kg"
+ok "12: ... its manifest says an import of scale 0" sh -c "grep -q '^source_kind = import\$' '$T/inj/manifest' && grep -q '^scale = 0\$' '$T/inj/manifest'"
+cp "$I/snap.txt" "$T/$(printf 'e\033[31m\nx=1.kg')"
+kgen -q --from "$I/snap.txt" -o "$T/$(printf 'e\033[31m\nx=1.kg')"
+run_ok "12: kpart of an edge file whose name holds a newline and an escape" \
+	kpart -q -R 1 -C 1 -o "$T/esc" "$T/$(printf 'e\033[31m\nx=1.kg')"
+ok "12: ... the manifest's source is one line, the bytes escaped" grep -q '^source = .*e\\x1b\[31m\\nx=1.kg$' "$T/esc/manifest"
+ok "12: ... and no line of its own" sh -c "! grep -q '^x=1' '$T/esc/manifest'"
+run_ok "12: ... a partition kpart --check accepts" kpart --check "$T/esc"
+
 done_testing

@@ -253,9 +253,12 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 			char extra[8192];
 			if (r.format == KIMPORT_KEDGE)
 				graph_prov(src.prov, extra, sizeof extra);
-			else
-				snprintf(extra, sizeof extra, "kind=import\nsource=%.4000s\nformat=%s\nseed1=2\nseed2=3\n",
-					 o->from, kimport_format_name(r.format));
+			else {
+				/* the file's name escaped: a newline in it adds no key */
+				char src[4001];
+				snprintf(extra, sizeof extra, "kind=import\nsource=%s\nformat=%s\nseed1=2\nseed2=3\n",
+					 kprov_escape(o->from, src, sizeof src), kimport_format_name(r.format));
+			}
 			kedge_info info = {0};
 			info.nv = r.nv;
 			info.ne = r.ne;

@@ -2,6 +2,7 @@
 #include "kio.h"
 #include "klog.h"
 #include "kmem.h"
+#include "kprov.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ char *kedge_prov_make(int argc, char **argv, const char *extra)
 {
 	size_t n = 256 + (extra ? strlen(extra) : 0);
 	for (int i = 0; i < argc; i++)
-		n += strlen(argv[i]) + 3;
+		n += 4 * strlen(argv[i]) + 3; /* each byte escaped at worst */
 	char *s = kmalloc(n), *p = s;
 	p += sprintf(p, "program=%s\nversion=%s\nargv=%s", klog_prog(), KBFS_VERSION, klog_prog());
 	for (int i = 1; i < argc; i++) {
@@ -97,8 +98,8 @@ char *kedge_prov_make(int argc, char **argv, const char *extra)
 			continue;
 		}
 		*p++ = ' ';
-		for (const char *a = argv[i]; *a; a++)
-			*p++ = (*a == '\n') ? ' ' : *a;
+		kprov_escape(argv[i], p, n - (size_t)(p - s));
+		p += strlen(p);
 	}
 	*p++ = '\n';
 	*p = 0;

@@ -11,6 +11,7 @@
 #include "ktemp.h"
 #include "klog.h"
 #include "kmem.h"
+#include "kprov.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -607,14 +608,12 @@ out:
 
 void kpart_manifest_add(kpart_manifest *m, const char *key, const char *fmt, ...)
 {
-	char val[8192];
+	char raw[8192], val[8192];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(val, sizeof val, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	for (char *c = val; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' ';
+	kprov_escape(raw, val, sizeof val); /* one line, whatever a file name holds */
 	if ((m->nkeys & (m->nkeys - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
 		size_t cap = m->nkeys ? 2 * m->nkeys : 1;
 		m->keys = krealloc(m->keys, cap * sizeof *m->keys);
