@@ -59,7 +59,9 @@ int kio_read(kio_in *in, void *buf, size_t n, size_t *got);
 /* Read exactly n bytes: KEXIT_DATA ("truncated") on early end, naming what. */
 int kio_read_exact(kio_in *in, void *buf, size_t n, const char *what);
 /* Next line without its newline (NUL-terminated, valid until the next call);
- * NULL at end of file or on error (then *err is set to a KEXIT code). */
+ * NULL at end of file or on error (then *err is set to a KEXIT code): a
+ * line longer than 1 MiB, or one holding a NUL byte ("FILE:LINE: NUL byte
+ * in a text line"), is KEXIT_DATA. */
 char *kio_getline(kio_in *in, size_t *len, int *err);
 /* 1 if this input is a regular, uncompressed file (pread is possible). */
 int kio_seekable(const kio_in *in);

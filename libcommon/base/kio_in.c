@@ -59,10 +59,19 @@ static int src_read(kio_in *in, unsigned char *dst, size_t n, size_t *got)
 				break;
 			inflateReset(zs);
 			in->z_end = 0;
+			in->z_next = 1;
 		}
 		if (zs->avail_in == 0 && in->raw_eof) {
 			kerror("'%s': truncated gzip data", in->name);
 			return KEXIT_DATA;
+		}
+		/* what follows a member is another member (its magic), or the end */
+		if (in->z_next && zs->avail_in) {
+			if (zs->next_in[0] != 0x1f || (zs->avail_in > 1 && zs->next_in[1] != 0x8b)) {
+				kerror("'%s': data after the gzip data (not another gzip member)", in->name);
+				return KEXIT_DATA;
+			}
+			in->z_next = 0;
 		}
 		int zr = inflate(zs, Z_NO_FLUSH);
 		if (zr == Z_STREAM_END) {
@@ -239,7 +248,14 @@ char *kio_getline(kio_in *in, size_t *len, int *err)
 				in->line[--n] = 0;
 			in->pos += used;
 			in->consumed += used;
+			in->lineno++;
 			*len = n;
+			/* a NUL would end the line early for every reader of it */
+			if (memchr(in->line, 0, n)) {
+				kerror("%s:%llu: NUL byte in a text line", in->name, (unsigned long long)in->lineno);
+				*err = KEXIT_DATA;
+				return NULL;
+			}
 			return in->line;
 		}
 		if (in->eof)

@@ -12,18 +12,19 @@
 
 #include "kimport.h"
 #include "klog.h"
+#include "kio.h"
 #include "kmem.h"
 #include "knum.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <zlib.h>
 
 /* ---- reader ------------------------------------------------------------- */
 
 typedef struct reader {
-	gzFile gz;
+	kio_in *in;       /* gzip inflated on the way (kio.h: every member, and
+			   * nothing but members) */
 	const char *name; /* for messages */
 	char *buf;        /* cap + 1 bytes: room for a '\n' sentinel */
 	size_t cap, pos, len;

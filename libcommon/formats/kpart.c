@@ -85,6 +85,16 @@ static int slurp(const char *path, char **buf, size_t *len)
 		}
 	}
 	kio_close_in(in);
+	/* text: a NUL would end it early for every line parser ("1<NUL>junk") */
+	const char *nul = memchr(b, 0, n);
+	if (nul) {
+		size_t line = 1;
+		for (const char *c = b; c < nul; c++)
+			line += *c == '\n';
+		kerror("%s:%zu: NUL byte in a text line", path, line);
+		free(b);
+		return KEXIT_DATA;
+	}
 	b[n] = 0;
 	*buf = b;
 	*len = n;

@@ -222,10 +222,6 @@ static int read_text(kio_in *in, uint64_t *root, vec *a)
 	*root = UINT64_MAX;
 	while ((line = kio_getline(in, &len, &err))) {
 		lineno++;
-		if (strlen(line) != len) {
-			kerror("%s:%llu: NUL byte in a text line", name, (unsigned long long)lineno);
-			return KEXIT_DATA;
-		}
 		const char *s = skip_ws(line);
 		if (*s == '#') {
 			s = skip_ws(s + 1);
