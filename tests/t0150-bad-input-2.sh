@@ -416,4 +416,25 @@ ok "13: ... not read as 2.5" grep -q '"construction_time_from": "load"' "$T/binf
 cp -r "$T/s12" "$T/mnul" && perl -0pi -e 's/^(nv = \d+)$/$1\0x/m' "$T/mnul/manifest"
 refuse 1 "13: a manifest with a NUL byte" "manifest:[0-9]*: NUL byte in a text line" kstat "$T/mnul"
 
+# ---- 14. messages: the reason for a failed write, a BOM is text ----
+refuse 3 "14: kbfs --json /dev/full" "cannot write '/dev/full': No space left on device" \
+	sh -c "kbfs -q -r 10 --json /dev/full '$T/s12' >/dev/null"
+refuse 3 "14: kstat --svg /dev/full, an edge file" "cannot write '/dev/full': No space left on device" \
+	sh -c "kstat --svg /dev/full '$T/s12.kg' >/dev/null"
+refuse 3 "14: kstat --svg /dev/full, a partition (it said nothing)" "cannot write '/dev/full': No space" \
+	sh -c "kstat --svg /dev/full '$T/s12' >/dev/null"
+refuse 3 "14: kstat --svg /dev/full, a run record (it said nothing)" "cannot write '/dev/full': No space" \
+	sh -c "kstat --svg /dev/full '$T/r1.json' >/dev/null"
+refuse 3 "14: kbfs --pred-out - >/dev/full, said once" "cannot write '-': No space left on device" \
+	sh -c "kbfs -q -r 10 --pred-out - '$T/s12' >/dev/full"
+refuse 3 "14: kgen -f text -o - >/dev/full, said once" "cannot write '-': No space left on device" \
+	sh -c "kgen -q -s 4 -f text -o - >/dev/full"
+{ printf '\357\273\277'; cat "$T/t6/pred-10.txt"; } >"$T/bom-tree.txt"
+run_ok "14: kvalidate reads a text tree that starts with a UTF-8 BOM" kvalidate "$T/s12.kg" "$T/bom-tree.txt"
+ok "14: ... and finds it valid" grep -q 'bom-tree.txt: valid, root 10' "$T/out"
+{ printf '\357\273\277'; printf '10\n'; } >"$T/bom-roots.txt"
+run_ok "14: kbfs --roots a file that starts with a BOM" kbfs -q --roots "$T/bom-roots.txt" "$T/s12"
+{ printf '\357\273\277'; cat "$I/snap.txt"; } >"$T/bom-edges.txt"
+run_ok "14: ... as an edge list with one is read" kgen -q --from "$T/bom-edges.txt" -o "$T/x.kg"
+
 done_testing

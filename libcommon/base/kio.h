@@ -58,7 +58,8 @@ kio_in *kio_open_in(const char *path, int flags);
 int kio_read(kio_in *in, void *buf, size_t n, size_t *got);
 /* Read exactly n bytes: KEXIT_DATA ("truncated") on early end, naming what. */
 int kio_read_exact(kio_in *in, void *buf, size_t n, const char *what);
-/* Next line without its newline (NUL-terminated, valid until the next call);
+/* Next line without its newline (NUL-terminated, valid until the next call;
+ * a UTF-8 byte order mark before the first line is dropped);
  * NULL at end of file or on error (then *err is set to a KEXIT code): a
  * line longer than 1 MiB, or one holding a NUL byte ("FILE:LINE: NUL byte
  * in a text line"), is KEXIT_DATA. */

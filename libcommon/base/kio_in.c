@@ -249,6 +249,12 @@ char *kio_getline(kio_in *in, size_t *len, int *err)
 			in->pos += used;
 			in->consumed += used;
 			in->lineno++;
+			/* a UTF-8 byte order mark before the first line is not
+			 * text (as the importers pass it over) */
+			if (in->lineno == 1 && n >= 3 && !memcmp(in->line, "\xef\xbb\xbf", 3)) {
+				memmove(in->line, in->line + 3, n - 2);
+				n -= 3;
+			}
 			*len = n;
 			/* a NUL would end the line early for every reader of it */
 			if (memchr(in->line, 0, n)) {

@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* a failed write to standard output has been reported (kio_commit of "-") */
+static int stdout_failed;
+
 struct kio_out {
 	char *name;
 	char *tmp; /* NULL for stdout */
@@ -22,6 +25,15 @@ struct kio_out {
 	int failed;
 	int direct; /* a device or pipe opened in place */
 };
+
+/* A write to o failed: said once, with errno's reason. */
+static void write_failed(kio_out *o)
+{
+	kerror("cannot write '%s': %s", o->name, strerror(errno ? errno : EIO));
+	o->failed = 1;
+	if (!o->tmp && !o->direct)
+		stdout_failed = 1; /* kio_close_stdout says no more */
+}
 
 kio_out *kio_open_out(const char *path, int binary, int force)
 {
@@ -88,8 +100,7 @@ int kio_write(kio_out *o, const void *buf, size_t n)
 	if (o->failed)
 		return KEXIT_IO;
 	if (n && fwrite(buf, 1, n, o->fp) != n) {
-		kerror("cannot write '%s': %s", o->name, strerror(errno));
-		o->failed = 1;
+		write_failed(o);
 		return KEXIT_IO;
 	}
 	return 0;
@@ -107,8 +118,7 @@ int kio_write_crc(kio_out *o, const void *buf, size_t n, uint32_t *crc)
 	off_t at = fflush(o->fp) ? -1 : ftello(o->fp);
 	if (at < 0 || kio_pwrite_crc(fileno(o->fp), buf, n, (uint64_t)at, crc) ||
 	    fseeko(o->fp, at + (off_t)n, SEEK_SET)) {
-		kerror("cannot write '%s': %s", o->name, strerror(errno));
-		o->failed = 1;
+		write_failed(o);
 		return KEXIT_IO;
 	}
 	return 0;
@@ -123,8 +133,7 @@ int kio_printf(kio_out *o, const char *fmt, ...)
 	int r = vfprintf(o->fp, fmt, ap);
 	va_end(ap);
 	if (r < 0) {
-		kerror("cannot write '%s': %s", o->name, strerror(errno));
-		o->failed = 1;
+		write_failed(o);
 		return KEXIT_IO;
 	}
 	return 0;
@@ -178,14 +187,18 @@ int kio_commit(kio_out *o)
 {
 	int rc = o->failed ? KEXIT_IO : 0;
 	if (!o->tmp) {
-		if (!rc && fflush(o->fp)) {
-			kerror("cannot write '%s': %s", o->name, strerror(errno));
+		/* a write that failed on the way (a writer's own fprintf) shows
+		 * in the stream's error flag, its errno still in errno */
+		if (!rc && (fflush(o->fp) || ferror(o->fp))) {
+			kerror("cannot write '%s': %s", o->name, strerror(errno ? errno : EIO));
 			rc = KEXIT_IO;
 		}
 		if (o->direct && fclose(o->fp) && !rc) {
-			kerror("cannot write '%s': %s", o->name, strerror(errno));
+			kerror("cannot write '%s': %s", o->name, strerror(errno ? errno : EIO));
 			rc = KEXIT_IO;
 		}
+		if (rc && !o->direct)
+			stdout_failed = 1; /* said once: kio_close_stdout says no more */
 		free(o->name);
 		free(o);
 		return rc;
@@ -193,7 +206,7 @@ int kio_commit(kio_out *o)
 	/* on disk before it has its name; renamed while its lock is held, so
 	 * no sweep of stale temporaries can take it meanwhile */
 	if (!rc && (fflush(o->fp) || ferror(o->fp) || (fsync(fileno(o->fp)) && errno != EINVAL))) {
-		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		kerror("cannot write '%s': %s", o->name, strerror(errno ? errno : EIO));
 		rc = KEXIT_IO;
 	}
 	if (holding) {
@@ -258,10 +271,14 @@ FILE *kio_out_file(kio_out *o) { return o->fp; }
 
 int kio_close_stdout(void)
 {
+	if (stdout_failed) {
+		fclose(stdout);
+		return KEXIT_IO;
+	}
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
 		if (errno == EPIPE)
 			return 0;
-		kerror("cannot write standard output: %s", strerror(errno));
+		kerror("cannot write standard output: %s", strerror(errno ? errno : EIO));
 		return KEXIT_IO;
 	}
 	return 0;

@@ -278,7 +278,7 @@ int kpred_read(const char *path, uint64_t *root, uint64_t *n, uint64_t **v, int6
 	if (!rc) {
 		if (kpred_is_magic(head, got)) {
 			rc = read_binary(in, root, &a);
-		} else if (got && (head[0] & 0x80)) {
+		} else if (got && (head[0] & 0x80) && !(got >= 3 && !memcmp(head, "\xef\xbb\xbf", 3))) {
 			kerror("'%s': not a predecessor file (binary data without the kpred magic)", kio_name(in));
 			rc = KEXIT_DATA;
 		} else {
