@@ -3,11 +3,13 @@
 #include "kfs.h"
 #include "klog.h"
 #include "kmem.h"
+#include "knum.h"
 #include "ktemp.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,12 +231,12 @@ static void sweep_one(int dfd, const char *dir, const char *lock, const char *tm
 	    !fstatat(dfd, lock, &now_st, AT_SYMLINK_NOFOLLOW) && now_st.st_ino == st.st_ino &&
 	    now_st.st_dev == st.st_dev && (len = pread(fd, text, sizeof text - 1, 0)) > 0) {
 		text[len] = 0;
-		long p = 0;
-		char *end;
+		uint64_t p = 0;
+		const char *end;
 		gethostname(me, sizeof me - 1);
 		dead = !strncmp(text, LOCK_MAGIC, strlen(LOCK_MAGIC)) && !lock_field(text, "kind", kind, sizeof kind) &&
 		       !lock_field(text, "pid", pid, sizeof pid) && !lock_field(text, "host", host, sizeof host) &&
-		       (p = strtol(pid, &end, 10)) > 0 && !*end;
+		       knum_u64(pid, &end, &p) == KNUM_OK && !*end && p > 0 && p <= INT_MAX;
 		/* on this host the writer's process must be gone too */
 		if (dead && !strcmp(host, me) && (kill((pid_t)p, 0) == 0 || errno != ESRCH))
 			dead = 0;
