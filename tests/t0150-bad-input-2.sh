@@ -197,6 +197,9 @@ run_ok "5: kbfs --alpha 1.5e1 --beta 24" kbfs -q -r 10 --alpha 1.5e1 --beta 24 "
 printf '0x10\n' >"$T/roots-hex.txt"
 refuse 1 "5: a roots file's 0x10" "roots-hex.txt:1: '0x10' is not a vertex id" kbfs --roots "$T/roots-hex.txt" "$T/s12"
 refuse 2 "5: kpart --gpu-memory 0x50G" "'0x50G' is not a size" kpart --dry-run -s 20 -R 1 -C 1 --gpu-memory 0x50G
+(cd "$T" && kbfs-run --mpirun echo -g 010x1 04) >"$T/out" 2>&1
+ok "5: kbfs-run -g 010x1 04 runs 10 ranks (the shell took 010 for 8)" grep -q -- '-n 10 kpart -R 10 -C 1' "$T/out"
+ok "5: ... of scale 4, in kbfs-s4-ef16" grep -q -- 'kgen -s 4 -e 16 --force -o kbfs-s4-ef16/g.kg' "$T/out"
 
 # ---- 6. OMP_NUM_THREADS is bounded as --threads is ----
 kbfs -q -r 10 --pred-out "$T/t6" "$T/s12" >/dev/null
