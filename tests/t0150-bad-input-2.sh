@@ -66,16 +66,25 @@ mkdir "$T/trees" && cp "$D/pred/pred-1.txt" "$T/trees/" && echo 1 >"$T/trees/pre
 run_ok "1: kvalidate DIR passes over a kbfs temporary in it" kvalidate "$D/g.kg" "$T/trees"
 is "$(grep -c ': valid' "$T/out")" 1 "1: ... one tree checked"
 
+# kill_mid_write PID GLOB: SIGKILL for PID once a file matching GLOB (its
+# temporary) is there, as soon as it is seen (stopped first: no machine is
+# fast enough to finish in between); 10 s at most
+kill_mid_write() {
+	local pid=$1 glob=$2 t0=$SECONDS
+	# shellcheck disable=SC2086 # the glob is meant to expand
+	until ls -d $glob >/dev/null 2>&1 || [ $((SECONDS - t0)) -ge 10 ]; do :; done
+	kill -STOP "$pid" 2>/dev/null
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
 # a run killed with SIGKILL leaves its temporary and its lock; the next
 # run removes both once they are stale
 kgen -q -s 20 -o "$T/big.kg" &
 k=$!
-for i in $(seq 100); do ls "$T"/big.kg.kbfs-tmp-??????.lock >/dev/null 2>&1 && break; sleep 0.05; done
-sleep 0.2
-kill -9 $k
-wait $k 2>/dev/null
+kill_mid_write $k "$T/big.kg.kbfs-tmp-??????"
 ok "1: kill -9 leaves big.kg.kbfs-tmp-XXXXXX" sh -c "ls '$T'/big.kg.kbfs-tmp-?????? >/dev/null 2>&1"
-ok "1: ... and its lock, which names kgen and its pid" grep -q "^pid=$k\$" "$T"/big.kg.kbfs-tmp-??????.lock
+ok "1: ... and its lock, which names kgen and its pid" \
+	sh -c "grep -q '^pid=$k\$' '$T'/big.kg.kbfs-tmp-??????.lock && grep -q '^program=kgen\$' '$T'/big.kg.kbfs-tmp-??????.lock"
 run_ok "1: a kgen -o big.kg at once" kgen -q -s 4 -o "$T/big.kg"
 ok "1: ... leaves the fresh temporary alone" sh -c "ls '$T'/big.kg.kbfs-tmp-?????? >/dev/null 2>&1"
 old "$T"/big.kg.kbfs-tmp-*
@@ -83,10 +92,7 @@ run_ok "1: a kgen -o big.kg once it is stale" kgen -q -s 4 -o "$T/big.kg"
 ok "1: ... removed the dead run's temporary and lock" sh -c "! ls -d '$T'/big.kg.kbfs-tmp-* 2>/dev/null | grep -q ."
 kgen -q -s 17 -o "$T/g17.kg"
 kpart -q -R 1 -C 1 -o "$T/p17" "$T/g17.kg" &
-k=$!
-for i in $(seq 100); do ls "$T"/p17.kbfs-tmp-??????.lock >/dev/null 2>&1 && break; sleep 0.05; done
-kill -9 $k
-wait $k 2>/dev/null
+kill_mid_write $! "$T/p17.kbfs-tmp-??????"
 ok "1: kill -9 of kpart leaves p17.kbfs-tmp-XXXXXX/" test -d "$(ls -d "$T"/p17.kbfs-tmp-?????? | head -1)"
 old "$T"/p17.kbfs-tmp-*
 run_ok "1: the next kpart -o p17" kpart -q -R 1 -C 1 -o "$T/p17" "$T/g17.kg"
@@ -137,11 +143,7 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	SHM=$(mktemp -d /dev/shm/kbfs-test.XXXXXX)
 	kgen -q -s 4 -o "$SHM/g.kg" && cp "$SHM/g.kg" "$T/before.kg"
 	kgen -q -s 20 -o "$SHM/g.kg" &
-	k=$!
-	for i in $(seq 100); do ls "$SHM"/g.kg.kbfs-tmp-?????? >/dev/null 2>&1 && break; sleep 0.05; done
-	sleep 0.2
-	kill -9 $k
-	wait $k 2>/dev/null
+	kill_mid_write $! "$SHM/g.kg.kbfs-tmp-??????"
 	ok "3: kgen -o /dev/shm/g.kg killed mid-write keeps the previous file" cmp -s "$SHM/g.kg" "$T/before.kg"
 	ok "3: ... and wrote to a temporary" sh -c "ls '$SHM'/g.kg.kbfs-tmp-?????? >/dev/null 2>&1"
 	run_ok "3: kgen -o /dev/shm/g.kg" kgen -q -s 5 -o "$SHM/g.kg"
