@@ -319,7 +319,7 @@ FUZZ_CFLAGS  := $(CSTD) -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fu
 FUZZ_LDLIBS  := $(or $(wildcard /usr/lib/x86_64-linux-gnu/libz.a /usr/lib64/libz.a /usr/lib/libz.a),-lz) -lm \
 	-static-libstdc++ -static-libgcc
 FUZZ_IMPORTS := auto edgelist mtx metis dimacs sg
-FUZZERS      := kedge kpart_manifest kpart_rank kpred kio_lines run_json $(FUZZ_IMPORTS:%=import_%)
+FUZZERS      := kedge kpart_manifest kpart_rank kpred kio_lines run_json roots build_info $(FUZZ_IMPORTS:%=import_%)
 FUZZ_BINS    := $(FUZZERS:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(FUZZ_DIR)/obj/kcommit.o
 

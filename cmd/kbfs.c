@@ -178,6 +178,10 @@ int main(int argc, char **argv)
 	if (o.json && !strcmp(o.json, "-") &&
 	    ((o.depth_out && !strcmp(o.depth_out, "-")) || (o.pred_out && !strcmp(o.pred_out, "-"))))
 		kopt_usage_error("--json - and a file to standard output ('-') exclude each other");
+	const kopt_file outs[] = {{"--json", o.json, NULL}, {"--pred-out", o.pred_out, "pred-"},
+				  {"--depth-out", o.depth_out, "depth-"}},
+			ins[] = {{"the partition", argv[optind], ""}, {"--roots", o.roots_file, NULL}};
+	kopt_check_files(outs, 3, ins, 2);
 	if (o.engine == KDEV_ENGINE_CPU && (o.transport == KBFS_TRANSPORT_NCCL || o.transport == KBFS_TRANSPORT_PEER))
 		kopt_usage_error("--transport %s needs the CUDA engine (not --engine cpu)",
 				 kbfs_transport_names[o.transport]);
@@ -191,6 +195,8 @@ int main(int argc, char **argv)
 	o.verbose = klog_verbose();
 	o.roots = roots;
 	o.nroots_given = nroots;
+	if (!o.threads)
+		kopt_env_threads(); /* a bad OMP_NUM_THREADS is a usage error before MPI starts */
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	kbfs_device dev;
 	kbfs_gpu_device(&dev, &gpu);

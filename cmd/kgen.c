@@ -99,6 +99,8 @@ int main(int argc, char **argv)
 		kopt_usage_error("-z applies to the kedge format only");
 	if (!o.from && !kgen_nedges(&o.p))
 		kopt_usage_error("edgefactor x 2^scale does not fit in 64 bits");
+	const kopt_file outs[] = {{"-o", o.out, NULL}, {"--map", o.map_out, NULL}}, ins[] = {{"--from", o.from, NULL}};
+	kopt_check_files(outs, 2, ins, 1);
 	o.argc = argc;
 	o.argv = argv;
 	kopt_threads(threads, kopt_local_ranks());

@@ -7,6 +7,7 @@
 #include "kio.h"
 #include "klog.h"
 #include "kmem.h"
+#include "knum.h"
 #include "kopt.h"
 #include "kpart.h"
 #include "kpart/kpart_build.h"
@@ -118,8 +119,9 @@ static void print_json(const kpart_opts *o, const kpart_build_stats *st)
  * 1024, an "iB" or "B" after them is allowed; at least 1 MiB */
 static uint64_t parse_size(const char *opt, const char *arg)
 {
-	char *end;
-	double x = strtod(arg, &end);
+	const char *end;
+	double x = 0;
+	knum_double(arg, &end, &x);
 	int shift = 0;
 	const char *u = "KMGT", *k = *end ? strchr(u, *end & ~0x20) : NULL;
 	if (k && *end) {
@@ -247,6 +249,12 @@ int main(int argc, char **argv)
 			kopt_usage_error("give -o DIR when the edge file is standard input");
 	}
 	char *cmdline = joined_argv(argc, argv), *outdir = NULL;
+	if (!check && !dump) {
+		if (!o.outdir)
+			o.outdir = outdir = default_output(o.input);
+		const kopt_file outs[] = {{"-o", o.outdir, NULL}}, ins[] = {{"the edge file", o.input, NULL}};
+		kopt_check_files(outs, 1, ins, 1);
+	}
 	kopt_threads(threads, kopt_local_ranks());
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	int me = kcomm_rank(world), rc = 0;
@@ -263,8 +271,6 @@ int main(int argc, char **argv)
 		}
 		rc = kcomm_agree(world, rc);
 	} else {
-		if (!o.outdir)
-			o.outdir = outdir = default_output(o.input);
 		o.argv = cmdline;
 		kopt_check_affinity();
 		kpart_device dev;

@@ -39,17 +39,23 @@ static _Noreturn void usage(FILE *fp, int status)
 	exit(status);
 }
 
+/* The SVG's file once its writer is done (rc: what the writer returned):
+ * committed, or, when a write failed (a full disk), refused by kio_commit
+ * with the reason. */
+static int end_svg(kio_out *o, int rc)
+{
+	if (rc && !ferror(kio_out_file(o))) {
+		kio_abort(o); /* the writer has said why */
+		return rc;
+	}
+	int crc = kio_commit(o);
+	return crc ? crc : rc;
+}
+
 static int write_svg(const char *svg, const char *path, const kgraph_stats *s)
 {
 	kio_out *o = kio_open_out(svg, 0, 0);
-	if (!o)
-		return KEXIT_IO;
-	if (kgraph_svg(kio_out_file(o), path, s)) {
-		kio_abort(o);
-		kerror("cannot write '%s'", svg);
-		return KEXIT_IO;
-	}
-	return kio_commit(o);
+	return o ? end_svg(o, kgraph_svg(kio_out_file(o), path, s)) : KEXIT_IO;
 }
 
 static int part_main(const char *dir, int json, const char *svg)
@@ -70,13 +76,9 @@ static int part_main(const char *dir, int json, const char *svg)
 			snprintf(title, sizeof title,
 				 "Adjacency entries per rank (an edge is two) of %s (%d x %d), largest/mean %.3g", dir, R,
 				 C, sum > 0 ? top * R * C / sum : 0.0);
-			rc = o ? ksvg_heatmap(kio_out_file(o), title, "grid column j", "grid row i",
-					      "adjacency entries per rank", (size_t)R, (size_t)C, vals)
+			rc = o ? end_svg(o, ksvg_heatmap(kio_out_file(o), title, "grid column j", "grid row i",
+							 "adjacency entries per rank", (size_t)R, (size_t)C, vals))
 			       : KEXIT_IO;
-			if (o && rc)
-				kio_abort(o);
-			else if (o)
-				rc = kio_commit(o);
 			free(vals);
 		}
 	}
@@ -100,11 +102,7 @@ static int runs_main(int n, char **paths, int json, const char *svg)
 	}
 	if (!rc && svg) {
 		kio_out *o = kio_open_out(svg, 0, 0);
-		rc = o ? krun_svg(kio_out_file(o), runs, (size_t)n) : KEXIT_IO;
-		if (o && rc)
-			kio_abort(o);
-		else if (o)
-			rc = kio_commit(o);
+		rc = o ? end_svg(o, krun_svg(kio_out_file(o), runs, (size_t)n)) : KEXIT_IO;
 	}
 	for (int i = 0; i < n; i++)
 		krun_free(&runs[i]);
@@ -131,6 +129,10 @@ int main(int argc, char **argv)
 	kopt_threads(threads, kopt_local_ranks());
 	if (optind >= argc)
 		kopt_usage_error("give a graph, a partition or run records ('-': a graph on standard input)");
+	for (int k = optind; svg && k < argc; k++) {
+		const kopt_file out = {"--svg", svg, NULL}, in = {"the input", argv[k], ""};
+		kopt_check_files(&out, 1, &in, 1);
+	}
 	int kind, rc = kmagic_detect(argv[optind], &kind);
 	if (rc)
 		return rc;

@@ -13,6 +13,7 @@
 #include "kbuild.h"
 extern "C" {
 #include "kio.h"
+#include "knum.h"
 }
 
 static int bound_gpu = -1;
@@ -41,9 +42,9 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	kgpu_opts_base(o);
 	const char *v = getenv("KBFS_CUDA_TD_CHUNK");
 	if (v && *v) {
-		char *end;
-		unsigned long long n = strtoull(v, &end, 10);
-		if (*end == 0 && n > 0 && n < (1ull << 30))
+		const char *end;
+		uint64_t n = 0;
+		if (knum_u64(v, &end, &n) == KNUM_OK && !*end && n > 0 && n < (1ull << 30))
 			o->td_chunk = n;
 		else
 			kwarn("ignoring KBFS_CUDA_TD_CHUNK='%s' (want a word count from 1 to 2^30)", v);
@@ -71,9 +72,9 @@ void kgpu_mem_info(u64 *free_bytes, u64 *total_bytes)
 	CUDA_CHECK(cudaMemGetInfo(&fr, &tot));
 	const char *v = getenv("KBFS_CUDA_FREE_BYTES");
 	if (v && *v) {
-		char *end;
-		unsigned long long n = strtoull(v, &end, 10);
-		if (*end == 0 && n < fr)
+		const char *end;
+		uint64_t n = 0;
+		if (knum_u64(v, &end, &n) == KNUM_OK && !*end && n < fr)
 			fr = (size_t)n;
 	}
 	*free_bytes = fr;
@@ -87,9 +88,10 @@ int kgpu_copy_staged(void *dst, const void *src, size_t bytes, cudaMemcpyKind ki
 	static size_t chunk = 0;
 	if (!chunk) {
 		const char *v = getenv("KBFS_CUDA_STAGED");
-		char *end;
-		unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
-		chunk = v && *v && !*end && n < ((size_t)1 << 40) ? (size_t)n : (size_t)64 << 20;
+		const char *end = "";
+		uint64_t n = 0;
+		int got = v && *v && knum_u64(v, &end, &n) == KNUM_OK && !*end;
+		chunk = got && n < ((size_t)1 << 40) ? (size_t)n : (size_t)64 << 20;
 		if (!chunk)
 			chunk = SIZE_MAX;
 	}

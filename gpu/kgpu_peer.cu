@@ -52,6 +52,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knum.h"
+
 namespace {
 
 // ---- the start of a search: the root's frontier to the column -------------------
@@ -323,7 +325,9 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 		for (int k = 0; k < 8; k++)
 			CUDA_CHECK(cudaEventCreate(&p->ev[k]));
 	const char *tv = getenv("KBFS_PEER_TIMEOUT");
-	p->timeout_s = tv && atof(tv) > 0 ? atof(tv) : 120.0;
+	const char *tend;
+	double t = 0;
+	p->timeout_s = tv && knum_double(tv, &tend, &t) == KNUM_OK && !*tend && t > 0 && t < 1e9 ? t : 120.0;
 	d.timeout_ns = (u64)(p->timeout_s * 1e9);
 	for (int r = 0; r < g.R; r++)
 		d.colrank[r] = r * g.C + g.j;

@@ -87,6 +87,17 @@ must_fail() {
 	fi
 }
 
+# refuse CODE NAME PATTERN CMD...: CMD exits CODE within TO seconds (20
+# unless set) with one line on stderr matching PATTERN, and prints nothing
+# on stdout
+refuse() {
+	local code=$1 name=$2 pat=$3
+	shift 3
+	must_fail "$code" "$name" timeout "${TO:-20}" "$@"
+	stderr_has "$pat" "... $pat"
+	ok "... nothing on standard output" test ! -s "$T/out"
+}
+
 # stderr_has PATTERN NAME: the last command's stderr matches PATTERN
 stderr_has() {
 	_n=$((_n + 1))

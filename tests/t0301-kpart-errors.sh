@@ -5,8 +5,8 @@
 kgen -q -s 10 -o "$T/g.kg" || { echo "Bail out! kgen failed"; exit 1; }
 size=$(wc -c <"$T/g.kg")
 
-# nothing DIR: neither DIR nor DIR.tmp.* exists
-nothing() { [ ! -e "$1" ] && ! ls -d "$1".tmp.* >/dev/null 2>&1; }
+# nothing DIR: neither DIR nor a temporary DIR.kbfs-tmp-* exists
+nothing() { [ ! -e "$1" ] && ! ls -d "$1".kbfs-tmp-* >/dev/null 2>&1; }
 
 # ---- the command line: exit 2
 run_ok "--help exits 0" kpart --help

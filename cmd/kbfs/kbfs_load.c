@@ -79,8 +79,7 @@ static void partition_times(const char *dir, const kpart_manifest *m, times_msg 
 		const char *v = kpart_manifest_get(m, "generation_time");
 		if (!v)
 			v = kpart_manifest_get(m, "source_generation_time");
-		char *end;
-		if (v && (t->generation = strtod(v, &end)) >= 0 && end != v && !*end)
+		if (v && !kopt_parse_double(v, 0, 1e12, &t->generation))
 			t->generation_from = 2;
 	}
 }

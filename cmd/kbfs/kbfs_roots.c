@@ -25,7 +25,7 @@
 #include "kio.h"
 #include "klog.h"
 #include "kmem.h"
-#include "kopt.h"
+#include "kroots.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -198,44 +198,6 @@ static int sample(kbfs_run *r, int nroots)
 	return rc;
 }
 
-/* Rank 0 reads FILE: one id a line, '#' comments and blank lines skipped. */
-static int read_roots_file(const char *path, uint64_t **ids, size_t *n, size_t *cap)
-{
-	kio_in *in = kio_open_in(path, 1);
-	if (!in)
-		return KEXIT_IO;
-	int rc = 0;
-	size_t len, line = 0;
-	char *s;
-	while ((s = kio_getline(in, &len, &rc))) {
-		line++;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		size_t l = strlen(s);
-		while (l && (s[l - 1] == ' ' || s[l - 1] == '\t' || s[l - 1] == '\r'))
-			s[--l] = 0;
-		if (!*s || *s == '#')
-			continue;
-		uint64_t v;
-		if (kopt_parse_u64(s, 0, UINT64_MAX, &v)) {
-			kerror("%s:%zu: '%s' is not a vertex id", path, line, s);
-			rc = KEXIT_DATA;
-			break;
-		}
-		if (*n == *cap) {
-			*cap = *cap ? 2 * *cap : 64;
-			*ids = krealloc(*ids, kmul(*cap, 8));
-		}
-		(*ids)[(*n)++] = v;
-	}
-	if (!rc && !*n) {
-		kerror("'%s': no roots in the file", path);
-		rc = KEXIT_DATA;
-	}
-	kio_close_in(in);
-	return rc;
-}
-
 static int given(kbfs_run *r)
 {
 	const kbfs_opts *o = r->o;
@@ -249,7 +211,7 @@ static int given(kbfs_run *r)
 			memcpy(ids, o->roots, o->nroots_given * 8);
 		n = o->nroots_given;
 		if (o->roots_file)
-			h[0] = (uint64_t)read_roots_file(o->roots_file, &ids, &n, &cap);
+			h[0] = (uint64_t)kroots_read(o->roots_file, &ids, &n, &cap);
 		h[1] = n;
 	}
 	kcomm_bcast(r->world, h, sizeof h, 0);
@@ -350,8 +312,13 @@ static int component(kbfs_run *r)
 
 int kbfs_choose_roots(kbfs_run *r)
 {
-	if (r->b->orig)
-		kidmap_build(&r->inv, r->b->orig, r->b->g.nb);
+	uint64_t dup = r->b->orig ? kidmap_build(&r->inv, r->b->orig, r->b->g.nb) : KIDMAP_NONE;
+	if (dup != KIDMAP_NONE)
+		kerror("'%s': the rank file of rank %d lists input id %llu twice (corrupt partition)", r->dir, r->rank,
+		       (unsigned long long)dup);
+	int rc = kcomm_agree(r->world, dup != KIDMAP_NONE ? KEXIT_DATA : 0);
+	if (rc)
+		return rc;
 	if (r->o->nroots_given || r->o->roots_file)
 		return given(r);
 	if (r->o->roots_from == KBFS_ROOTS_LARGEST) {

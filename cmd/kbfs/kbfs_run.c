@@ -13,6 +13,7 @@
  * block and writes the JSON record (kbfs_out.c).
  */
 #include "kbfs_internal.h"
+#include "kio.h"
 #include "klog.h"
 #include "kmem.h"
 #include "kpred.h"
@@ -507,6 +508,9 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 		if (o->pred_out || o->depth_out || o->validate)
 			gather_orig(r);
 	}
+	/* the run's files (trees, depths, the record) all, or none */
+	if (r->rank == 0)
+		kio_hold_commits();
 	if (r->rank == 0 && (o->pred_out || o->depth_out))
 		rc = kbfs_prepare_files(r);
 	rc = kcomm_agree(world, rc);
@@ -540,6 +544,12 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 			kerror("%d of %zu searches failed validation", failed, r->nres);
 	}
 	rc = kcomm_agree(world, rc);
+	if (r->rank == 0) {
+		/* a search that failed validation is a verdict, not a failed run:
+		 * its files are kept (the tree is the evidence) */
+		int rc2 = kio_release_commits(!rc);
+		rc = rc ? rc : rc2;
+	}
 	if (!rc && failed)
 		rc = KEXIT_DATA;
 	cleanup(r);

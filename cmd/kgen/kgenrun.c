@@ -231,6 +231,8 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 		kimport_result r;
 		kedge_info src;
 		double t0 = ktime();
+		/* the edge file and the map together, or neither */
+		kio_hold_commits();
 		rc = kimport_graph(o->from, o->import_format, o->skip_bad, &r, &src);
 		if (!rc) {
 			if (r.format == KIMPORT_KEDGE)
@@ -251,9 +253,12 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 			char extra[8192];
 			if (r.format == KIMPORT_KEDGE)
 				graph_prov(src.prov, extra, sizeof extra);
-			else
-				snprintf(extra, sizeof extra, "kind=import\nsource=%.4000s\nformat=%s\nseed1=2\nseed2=3\n",
-					 o->from, kimport_format_name(r.format));
+			else {
+				/* the file's name escaped: a newline in it adds no key */
+				char src[4001];
+				snprintf(extra, sizeof extra, "kind=import\nsource=%s\nformat=%s\nseed1=2\nseed2=3\n",
+					 kprov_escape(o->from, src, sizeof src), kimport_format_name(r.format));
+			}
 			kedge_info info = {0};
 			info.nv = r.nv;
 			info.ne = r.ne;
@@ -273,6 +278,8 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 				else
 					rc = ksink_finish(sink);
 			}
+			int rc2 = kio_release_commits(!rc);
+			rc = rc ? rc : rc2;
 			/* an import's reading is its generation; a converted edge
 			 * file keeps the time its own generation took, if known */
 			double gt;
@@ -281,6 +288,7 @@ int kgenrun_import(kcomm *world, const kgenrun_opts *o)
 			else if (!rc && !kprov_get_generation_time(o->from, &gt))
 				record_time(o, gt);
 		}
+		kio_release_commits(0); /* a failure before the edge file: no map */
 		if (rc != KEXIT_DATA && rc != KEXIT_IO && rc)
 			rc = KEXIT_DATA;
 		kimport_free(&r);

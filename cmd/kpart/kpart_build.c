@@ -3,7 +3,7 @@
  *
  * Every directed edge u->v becomes a key (local column << br | local row)
  * bound for "part" p = i*C + j (the rank of P(i,j)).  The steps:
- *  1. rank 0 checks the output, makes DIR.tmp.XXXXXX and opens the input;
+ *  1. rank 0 checks the output, makes DIR.kbfs-tmp-XXXXXX and opens the input;
  *  2. the source: a seekable raw edge file is read in slices (rank r reads
  *     tuples [r*M/P, (r+1)*M/P), all threads at once with pread(2), and
  *     the CRCs of the slices' bytes, combined, must equal the trailer's;
@@ -370,7 +370,7 @@ static void cleanup_tmp(int me, const char *tmpdir)
  * and gives the build's state (a job); every step that the other ranks
  * depend on ends with kcomm_agree, so its code is the same on every rank:
  *   check_grid    the grid is possible and the job fits it;
- *   open_input    rank 0 makes DIR.tmp.XXXXXX and opens the edge file, and
+ *   open_input    rank 0 makes DIR.kbfs-tmp-XXXXXX and opens the edge file, and
  *                 its header (an input_msg) reaches every rank, which opens
  *                 the file itself when it will read a slice of it (1);
  *   choose_engine the CPU or the device, the same on every rank (kdev_pick);

@@ -3,6 +3,7 @@
 #include "kio.h"
 #include "klog.h"
 #include "kmem.h"
+#include "knum.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -65,9 +66,10 @@ static int launched_by_mpirun(void)
 static int launcher_env(const char *const *vars)
 {
 	for (int i = 0; vars[i]; i++) {
-		const char *v = getenv(vars[i]);
+		const char *v = getenv(vars[i]), *end;
+		uint64_t n;
 		if (v && *v)
-			return atoi(v);
+			return knum_u64(v, &end, &n) == KNUM_OK && !*end && n <= INT_MAX ? (int)n : -1;
 	}
 	return -1;
 }

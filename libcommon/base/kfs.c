@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -93,4 +94,42 @@ int kfs_sync_path(const char *path)
 	if (fd >= 0)
 		close(fd);
 	return rc;
+}
+
+/* path with the directory holding it resolved (kmalloc'd), or NULL when
+ * that directory does not exist */
+static char *resolved(const char *path)
+{
+	const char *base;
+	char *dir = kfs_dirname(path, &base), *rdir = realpath(dir, NULL), *r = NULL;
+	if (rdir)
+		r = !*base || !strcmp(base, ".") ? kstrdup(rdir) : kfs_join(!strcmp(rdir, "/") ? "" : rdir, base);
+	free(rdir);
+	free(dir);
+	return r;
+}
+
+int kfs_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	int ea = !stat(a, &sa), eb = !stat(b, &sb);
+	if (ea && eb)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (ea || eb)
+		return 0;
+	char *ra = resolved(a), *rb = resolved(b);
+	int same = ra && rb && !strcmp(ra, rb);
+	free(ra);
+	free(rb);
+	return same;
+}
+
+int kfs_in_dir(const char *path, const char *dir)
+{
+	const char *base;
+	char *parent = kfs_dirname(path, &base);
+	struct stat sd;
+	int in = (stat(dir, &sd) || S_ISDIR(sd.st_mode)) && kfs_same(parent, dir);
+	free(parent);
+	return in;
 }

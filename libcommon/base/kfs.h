@@ -21,5 +21,12 @@ int kfs_rmtree(const char *path);
  * an error). */
 int kfs_sync_path(const char *path);
 int kfs_sync_parent(const char *path);
+/* 1 when a and b name the same file or directory: the same inode where
+ * both exist, else the same path once the directories holding them are
+ * resolved (realpath), so that an output not yet made is compared too. */
+int kfs_same(const char *a, const char *b);
+/* 1 when path is an entry of the directory dir (its parent is dir, as
+ * kfs_same tells: dir need not exist yet). */
+int kfs_in_dir(const char *path, const char *dir);
 
 #endif

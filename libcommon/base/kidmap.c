@@ -11,8 +11,9 @@ static int cmp_pair(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-void kidmap_build(kidmap *m, const uint64_t *ids, uint64_t n)
+uint64_t kidmap_build(kidmap *m, const uint64_t *ids, uint64_t n)
 {
+	uint64_t dup = KIDMAP_NONE;
 	memset(m, 0, sizeof *m);
 	uint64_t max = 0, have = 0;
 	for (uint64_t k = 0; k < n; k++)
@@ -22,16 +23,19 @@ void kidmap_build(kidmap *m, const uint64_t *ids, uint64_t n)
 				max = ids[k];
 		}
 	if (!have)
-		return;
+		return dup;
 	if (max < 4 * n + 1024) {
 		m->ndense = max + 1;
 		m->dense = kmalloc(kmul((size_t)m->ndense, 8));
 		for (uint64_t x = 0; x < m->ndense; x++)
 			m->dense[x] = KIDMAP_NONE;
 		for (uint64_t k = n; k-- > 0;) /* the lowest position wins */
-			if (ids[k] != KIDMAP_NONE)
+			if (ids[k] != KIDMAP_NONE) {
+				if (m->dense[ids[k]] != KIDMAP_NONE)
+					dup = ids[k];
 				m->dense[ids[k]] = k;
-		return;
+			}
+		return dup;
 	}
 	m->pairs = kmalloc(kmul((size_t)have, 16));
 	for (uint64_t k = 0; k < n; k++)
@@ -40,6 +44,10 @@ void kidmap_build(kidmap *m, const uint64_t *ids, uint64_t n)
 			m->pairs[2 * m->npairs++ + 1] = k;
 		}
 	qsort(m->pairs, (size_t)m->npairs, 16, cmp_pair);
+	for (uint64_t k = 1; k < m->npairs && dup == KIDMAP_NONE; k++)
+		if (m->pairs[2 * k] == m->pairs[2 * k - 2])
+			dup = m->pairs[2 * k];
+	return dup;
 }
 
 uint64_t kidmap_find(const kidmap *m, uint64_t id)

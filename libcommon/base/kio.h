@@ -5,7 +5,7 @@
  * raw) and CRC32 (kio_crc.c); input streams ("-" is stdin; gzip is
  * detected by its magic bytes and decompressed transparently; kio_in.c);
  * positioned and parallel reads and writes (kio_par.c); and atomic output
- * files (kio_out.c): data goes to a temporary sibling "NAME.tmp.XXXXXX"
+ * files (kio_out.c): data goes to a temporary sibling "NAME.kbfs-tmp-XXXXXX"
  * (ktemp.h) that kio_commit() fsyncs and renames over NAME (then fsyncs
  * the directory); kio_abort(), kdie() and fatal signals remove it, so a
  * failed run never leaves a half-written file, and one killed with SIGKILL
@@ -46,15 +46,23 @@ uint32_t kio_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 
 /* ---- input ---- */
 typedef struct kio_in kio_in;
-/* Open PATH ("-" = stdin).  gzip input is inflated transparently when
- * allow_gzip; otherwise bytes are passed as they are.  NULL after kerror(). */
-kio_in *kio_open_in(const char *path, int allow_gzip);
+/* Open PATH ("-" = stdin).  flags: KIO_GZIP, gzip input is inflated
+ * transparently (otherwise bytes are passed as they are); KIO_FILE, PATH
+ * must be a regular file (a file kbfs finds by name, such as a partition's
+ * rank files: a fifo there is refused at once, "cannot read 'x': not a
+ * regular file (a fifo)", never waited on).  A path the user names may be
+ * a pipe.  NULL after kerror(). */
+enum { KIO_GZIP = 1, KIO_FILE = 2 };
+kio_in *kio_open_in(const char *path, int flags);
 /* Read up to n bytes; *got = 0 at end of file. Returns 0 or KEXIT_IO. */
 int kio_read(kio_in *in, void *buf, size_t n, size_t *got);
 /* Read exactly n bytes: KEXIT_DATA ("truncated") on early end, naming what. */
 int kio_read_exact(kio_in *in, void *buf, size_t n, const char *what);
-/* Next line without its newline (NUL-terminated, valid until the next call);
- * NULL at end of file or on error (then *err is set to a KEXIT code). */
+/* Next line without its newline (NUL-terminated, valid until the next call;
+ * a UTF-8 byte order mark before the first line is dropped);
+ * NULL at end of file or on error (then *err is set to a KEXIT code): a
+ * line longer than 1 MiB, or one holding a NUL byte ("FILE:LINE: NUL byte
+ * in a text line"), is KEXIT_DATA. */
 char *kio_getline(kio_in *in, size_t *len, int *err);
 /* 1 if this input is a regular, uncompressed file (pread is possible). */
 int kio_seekable(const kio_in *in);
@@ -113,8 +121,19 @@ int kio_pwrite_crc(int fd, const void *p, size_t n, uint64_t off, uint32_t *crc)
  * fresh memory, and a 64 MiB staging buffer still spreads over 64 threads. */
 void kio_copy_par(void *dst, const void *src, size_t n);
 int kio_printf(kio_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Flush, close and rename into place; frees out.  Returns 0 or KEXIT_IO. */
+/* Flush, close and rename into place; frees out.  Returns 0 or KEXIT_IO.
+ * While commits are held, the file is synced and left under its temporary
+ * name (and lock) instead. */
 int kio_commit(kio_out *out);
+/* A run's outputs all or none: from now on kio_commit holds each file
+ * back; kio_release_commits renames every held one into place when ok (0,
+ * or KEXIT_IO: a rename failed, and the rest are removed), or removes
+ * them all when not (a failed run leaves none of its outputs: kgen's
+ * --map without its edge file).  Outputs written in place (standard
+ * output, a device, a pipe) cannot be held back.  Raises the soft limit
+ * of open files to the hard one: every held output keeps its lock open. */
+void kio_hold_commits(void);
+int kio_release_commits(int ok);
 /* Close and remove the temporary; frees out. */
 void kio_abort(kio_out *out);
 const char *kio_out_name(const kio_out *out);

@@ -59,10 +59,19 @@ static int src_read(kio_in *in, unsigned char *dst, size_t n, size_t *got)
 				break;
 			inflateReset(zs);
 			in->z_end = 0;
+			in->z_next = 1;
 		}
 		if (zs->avail_in == 0 && in->raw_eof) {
 			kerror("'%s': truncated gzip data", in->name);
 			return KEXIT_DATA;
+		}
+		/* what follows a member is another member (its magic), or the end */
+		if (in->z_next && zs->avail_in) {
+			if (zs->next_in[0] != 0x1f || (zs->avail_in > 1 && zs->next_in[1] != 0x8b)) {
+				kerror("'%s': data after the gzip data (not another gzip member)", in->name);
+				return KEXIT_DATA;
+			}
+			in->z_next = 0;
 		}
 		int zr = inflate(zs, Z_NO_FLUSH);
 		if (zr == Z_STREAM_END) {
@@ -95,15 +104,18 @@ static int fill(kio_in *in)
 	return 0;
 }
 
-kio_in *kio_open_in(const char *path, int allow_gzip)
+kio_in *kio_open_in(const char *path, int flags)
 {
+	int allow_gzip = flags & KIO_GZIP;
 	kio_in *in = kcalloc(1, sizeof *in);
 	int is_stdin = !strcmp(path, "-");
 	in->name = kstrdup(is_stdin ? "-" : path);
 	if (is_stdin) {
 		in->fd = STDIN_FILENO;
 	} else {
-		in->fd = open(path, O_RDONLY);
+		/* a file that must be a regular one is opened without waiting,
+		 * so that a fifo in its place is refused, not waited on */
+		in->fd = open(path, O_RDONLY | O_CLOEXEC | (flags & KIO_FILE ? O_NONBLOCK : 0));
 		if (in->fd < 0) {
 			kerror("cannot open '%s': %s", path, strerror(errno));
 			free(in->name);
@@ -119,6 +131,14 @@ kio_in *kio_open_in(const char *path, int allow_gzip)
 			kio_close_in(in);
 			return NULL;
 		}
+		if ((flags & KIO_FILE) && !S_ISREG(st.st_mode)) {
+			kerror("cannot read '%s': not a regular file (%s)", in->name,
+			       S_ISFIFO(st.st_mode) ? "a fifo" : S_ISCHR(st.st_mode) ? "a character device" : "a special file");
+			kio_close_in(in);
+			return NULL;
+		}
+		if (flags & KIO_FILE)
+			fcntl(in->fd, F_SETFL, fcntl(in->fd, F_GETFL) & ~O_NONBLOCK);
 		if (S_ISREG(st.st_mode)) {
 			/* standard input may start inside the file: sizes and
 			 * positioned reads count from where it stands */
@@ -228,7 +248,20 @@ char *kio_getline(kio_in *in, size_t *len, int *err)
 				in->line[--n] = 0;
 			in->pos += used;
 			in->consumed += used;
+			in->lineno++;
+			/* a UTF-8 byte order mark before the first line is not
+			 * text (as the importers pass it over) */
+			if (in->lineno == 1 && n >= 3 && !memcmp(in->line, "\xef\xbb\xbf", 3)) {
+				memmove(in->line, in->line + 3, n - 2);
+				n -= 3;
+			}
 			*len = n;
+			/* a NUL would end the line early for every reader of it */
+			if (memchr(in->line, 0, n)) {
+				kerror("%s:%llu: NUL byte in a text line", in->name, (unsigned long long)in->lineno);
+				*err = KEXIT_DATA;
+				return NULL;
+			}
 			return in->line;
 		}
 		if (in->eof)

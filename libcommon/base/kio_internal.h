@@ -22,6 +22,8 @@ struct kio_in {
 	z_stream *zs;        /* set when the input is gzip */
 	unsigned char *raw;  /* compressed bytes waiting for inflate */
 	int raw_eof, z_end;
+	int z_next; /* a member ended: the next bytes must start another */
+	uint64_t lineno; /* lines kio_getline has handed out */
 	unsigned char *buf;  /* decoded bytes not yet consumed */
 	size_t pos, len, cap;
 	int eof;

@@ -11,8 +11,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* a failed write to standard output has been reported (kio_commit of "-") */
+static int stdout_failed;
 
 struct kio_out {
 	char *name;
@@ -21,6 +25,15 @@ struct kio_out {
 	int failed;
 	int direct; /* a device or pipe opened in place */
 };
+
+/* A write to o failed: said once, with errno's reason. */
+static void write_failed(kio_out *o)
+{
+	kerror("cannot write '%s': %s", o->name, strerror(errno ? errno : EIO));
+	o->failed = 1;
+	if (!o->tmp && !o->direct)
+		stdout_failed = 1; /* kio_close_stdout says no more */
+}
 
 kio_out *kio_open_out(const char *path, int binary, int force)
 {
@@ -36,22 +49,22 @@ kio_out *kio_open_out(const char *path, int binary, int force)
 		return o;
 	}
 	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	int exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
 		kerror("cannot write '%s': Is a directory", path);
 		free(o);
 		return NULL;
 	}
+	if (exists && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		kerror("cannot write '%s': not a regular file, a character device or a pipe", path);
+		free(o);
+		return NULL;
+	}
 	o->name = kstrdup(path);
-	/* a link is followed, so the file it names is replaced, not the link */
-	char *real = NULL;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		real = realpath(path, NULL);
-	const char *target = real ? real : path;
-	int special = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6) ||
-		      !strncmp(target, "/dev/", 5) || !strncmp(target, "/proc/", 6);
-	if (special || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
-		free(real);
-		/* a device or a pipe (/dev/null, /dev/stdout, a fifo): write in place */
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* a character device or a pipe (/dev/null, a terminal, a fifo):
+		 * written in place; every file, wherever it is (/dev/shm, a
+		 * tmpfs), goes by a temporary */
 		o->fp = fopen(path, "wb");
 		if (!o->fp) {
 			kerror("cannot open '%s': %s", path, strerror(errno));
@@ -62,7 +75,9 @@ kio_out *kio_open_out(const char *path, int binary, int force)
 		o->direct = 1;
 		return o;
 	}
-	if (real) {
+	/* a link is followed, so the file it names is replaced, not the link */
+	char *real = NULL;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL))) {
 		free(o->name);
 		o->name = real;
 	}
@@ -85,8 +100,7 @@ int kio_write(kio_out *o, const void *buf, size_t n)
 	if (o->failed)
 		return KEXIT_IO;
 	if (n && fwrite(buf, 1, n, o->fp) != n) {
-		kerror("cannot write '%s': %s", o->name, strerror(errno));
-		o->failed = 1;
+		write_failed(o);
 		return KEXIT_IO;
 	}
 	return 0;
@@ -104,8 +118,7 @@ int kio_write_crc(kio_out *o, const void *buf, size_t n, uint32_t *crc)
 	off_t at = fflush(o->fp) ? -1 : ftello(o->fp);
 	if (at < 0 || kio_pwrite_crc(fileno(o->fp), buf, n, (uint64_t)at, crc) ||
 	    fseeko(o->fp, at + (off_t)n, SEEK_SET)) {
-		kerror("cannot write '%s': %s", o->name, strerror(errno));
-		o->failed = 1;
+		write_failed(o);
 		return KEXIT_IO;
 	}
 	return 0;
@@ -120,34 +133,101 @@ int kio_printf(kio_out *o, const char *fmt, ...)
 	int r = vfprintf(o->fp, fmt, ap);
 	va_end(ap);
 	if (r < 0) {
-		kerror("cannot write '%s': %s", o->name, strerror(errno));
-		o->failed = 1;
+		write_failed(o);
 		return KEXIT_IO;
 	}
 	return 0;
+}
+
+/* Outputs written and synced, still under their temporary names, while a
+ * run holds its commits (kio_hold_commits). */
+typedef struct held {
+	char *tmp, *name;
+} held;
+static held *heldv;
+static size_t nheld, capheld;
+static int holding;
+
+void kio_hold_commits(void)
+{
+	holding = 1;
+	/* each held output keeps its lock open: room for many */
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int kio_release_commits(int ok)
+{
+	int rc = 0;
+	for (size_t k = 0; k < nheld; k++) {
+		held *h = &heldv[k];
+		if (ok && !rc && rename(h->tmp, h->name)) {
+			kerror("cannot rename '%s' to '%s': %s", h->tmp, h->name, strerror(errno));
+			rc = KEXIT_IO;
+		} else if (ok && !rc) {
+			rc = kfs_sync_parent(h->name);
+			ktemp_done(h->tmp);
+		}
+		if (!ok || rc)
+			ktemp_remove(h->tmp);
+		free(h->tmp);
+		free(h->name);
+	}
+	free(heldv);
+	heldv = NULL;
+	nheld = capheld = 0;
+	holding = 0;
+	return rc;
 }
 
 int kio_commit(kio_out *o)
 {
 	int rc = o->failed ? KEXIT_IO : 0;
 	if (!o->tmp) {
-		if (!rc && fflush(o->fp)) {
-			kerror("cannot write '%s': %s", o->name, strerror(errno));
+		/* a write that failed on the way (a writer's own fprintf) shows
+		 * in the stream's error flag, its errno still in errno */
+		if (!rc && (fflush(o->fp) || ferror(o->fp))) {
+			kerror("cannot write '%s': %s", o->name, strerror(errno ? errno : EIO));
 			rc = KEXIT_IO;
 		}
 		if (o->direct && fclose(o->fp) && !rc) {
-			kerror("cannot write '%s': %s", o->name, strerror(errno));
+			kerror("cannot write '%s': %s", o->name, strerror(errno ? errno : EIO));
 			rc = KEXIT_IO;
 		}
+		if (rc && !o->direct)
+			stdout_failed = 1; /* said once: kio_close_stdout says no more */
 		free(o->name);
 		free(o);
 		return rc;
 	}
-	/* on disk before it has its name; renamed while still open (and
-	 * locked), so no sweep of stale temporaries can take it meanwhile */
+	/* on disk before it has its name; renamed while its lock is held, so
+	 * no sweep of stale temporaries can take it meanwhile */
 	if (!rc && (fflush(o->fp) || ferror(o->fp) || (fsync(fileno(o->fp)) && errno != EINVAL))) {
-		kerror("cannot write '%s': %s", o->name, strerror(errno));
+		kerror("cannot write '%s': %s", o->name, strerror(errno ? errno : EIO));
 		rc = KEXIT_IO;
+	}
+	if (holding) {
+		/* kept under its temporary name (and lock) until the run's end */
+		if (fclose(o->fp) && !rc) {
+			kerror("cannot write '%s': %s", o->name, strerror(errno));
+			rc = KEXIT_IO;
+		}
+		if (rc) {
+			ktemp_remove(o->tmp);
+			free(o->tmp);
+			free(o->name);
+		} else {
+			if (nheld == capheld) {
+				capheld = capheld ? 2 * capheld : 16;
+				heldv = krealloc(heldv, kmul(capheld, sizeof *heldv));
+			}
+			heldv[nheld++] = (held){o->tmp, o->name};
+		}
+		free(o);
+		return rc;
 	}
 	if (!rc && rename(o->tmp, o->name)) {
 		kerror("cannot rename '%s' to '%s': %s", o->tmp, o->name, strerror(errno));
@@ -162,7 +242,7 @@ int kio_commit(kio_out *o)
 	}
 	if (rc)
 		unlink(renamed ? o->name : o->tmp);
-	ktemp_unregister(o->tmp);
+	ktemp_done(o->tmp);
 	free(o->tmp);
 	free(o->name);
 	free(o);
@@ -175,8 +255,7 @@ void kio_abort(kio_out *o)
 		return;
 	if (o->tmp) {
 		fclose(o->fp);
-		unlink(o->tmp);
-		ktemp_unregister(o->tmp);
+		ktemp_remove(o->tmp);
 		free(o->tmp);
 	} else if (o->direct) {
 		fclose(o->fp);
@@ -192,10 +271,14 @@ FILE *kio_out_file(kio_out *o) { return o->fp; }
 
 int kio_close_stdout(void)
 {
+	if (stdout_failed) {
+		fclose(stdout);
+		return KEXIT_IO;
+	}
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
 		if (errno == EPIPE)
 			return 0;
-		kerror("cannot write standard output: %s", strerror(errno));
+		kerror("cannot write standard output: %s", strerror(errno ? errno : EIO));
 		return KEXIT_IO;
 	}
 	return 0;

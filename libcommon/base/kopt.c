@@ -1,7 +1,9 @@
 #include "kopt.h"
 #include "kbuild.h"
+#include "kfs.h"
 #include "kio.h"
 #include "klog.h"
+#include "knum.h"
 #include "kprov.h"
 
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -18,12 +21,9 @@
 
 int kopt_parse_u64(const char *arg, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	if (!arg || !*arg || *arg == '-' || *arg == '+' || *arg == ' ')
-		return -1;
-	errno = 0;
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 0);
-	if (errno || *end || v < lo || v > hi)
+	const char *end;
+	uint64_t v;
+	if (!arg || knum_u64(arg, &end, &v) != KNUM_OK || *end || v < lo || v > hi)
 		return -1;
 	*out = v;
 	return 0;
@@ -31,12 +31,19 @@ int kopt_parse_u64(const char *arg, uint64_t lo, uint64_t hi, uint64_t *out)
 
 int kopt_parse_i64(const char *arg, int64_t lo, int64_t hi, int64_t *out)
 {
-	if (!arg || !*arg || *arg == ' ')
+	const char *end;
+	int64_t v;
+	if (!arg || knum_i64(arg, &end, &v) != KNUM_OK || *end || v < lo || v > hi)
 		return -1;
-	errno = 0;
-	char *end;
-	long long v = strtoll(arg, &end, 0);
-	if (errno || *end || v < lo || v > hi)
+	*out = v;
+	return 0;
+}
+
+int kopt_parse_double(const char *arg, double lo, double hi, double *out)
+{
+	const char *end;
+	double v;
+	if (!arg || knum_double(arg, &end, &v) != KNUM_OK || *end || !(v >= lo && v <= hi))
 		return -1;
 	*out = v;
 	return 0;
@@ -62,12 +69,60 @@ int64_t kopt_i64(const char *opt, const char *arg, int64_t lo, int64_t hi)
 
 double kopt_double(const char *opt, const char *arg, double lo, double hi)
 {
-	char *end;
-	errno = 0;
-	double v = arg && *arg ? strtod(arg, &end) : NAN;
-	if (!arg || !*arg || errno || *end || !(v >= lo && v <= hi))
+	double v;
+	if (kopt_parse_double(arg, lo, hi, &v))
 		kopt_usage_error("%s: '%s' is not a number from %g to %g", opt, arg ? arg : "", lo, hi);
 	return v;
+}
+
+/* a file that can clash: not "-", nor a pipe or a device */
+static int clashable(const kopt_file *f)
+{
+	struct stat st;
+	return f->path && strcmp(f->path, "-") && (stat(f->path, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+}
+
+/* f is an entry of the output directory d that d's files would replace */
+static int under(const kopt_file *f, const kopt_file *d)
+{
+	const char *base = strrchr(f->path, '/');
+	base = base ? base + 1 : f->path;
+	return d->prefix && !strncmp(base, d->prefix, strlen(d->prefix)) && kfs_in_dir(f->path, d->path);
+}
+
+void kopt_check_files(const kopt_file *out, size_t nout, const kopt_file *in, size_t nin)
+{
+	for (size_t k = 0; k < nout; k++) {
+		const kopt_file *o = &out[k];
+		if (!clashable(o))
+			continue;
+		for (size_t j = 0; j < nin; j++) {
+			const kopt_file *i = &in[j];
+			struct stat st;
+			if (!clashable(i))
+				continue;
+			if (kfs_same(o->path, i->path))
+				kopt_usage_error("%s '%s' is %s '%s': an output may not replace an input", o->opt, o->path,
+						 i->opt, i->path);
+			if (!o->prefix && i->prefix && !stat(i->path, &st) && S_ISDIR(st.st_mode) &&
+			    kfs_in_dir(o->path, i->path))
+				kopt_usage_error("%s '%s' is inside %s '%s': an output may not go into an input", o->opt,
+						 o->path, i->opt, i->path);
+			if (under(i, o))
+				kopt_usage_error("%s '%s' would replace %s '%s' (an input)", o->opt, o->path, i->opt,
+						 i->path);
+		}
+		for (size_t j = k + 1; j < nout; j++) {
+			const kopt_file *p = &out[j];
+			if (!clashable(p))
+				continue;
+			if ((!o->prefix || !p->prefix || !strcmp(o->prefix, p->prefix)) && kfs_same(o->path, p->path))
+				kopt_usage_error("%s '%s' and %s '%s' are the same file", o->opt, o->path, p->opt, p->path);
+			if (under(p, o) || under(o, p))
+				kopt_usage_error("%s '%s' and %s '%s' would write the same file", o->opt, o->path, p->opt,
+						 p->path);
+		}
+	}
 }
 
 int kopt_choice(const char *opt, const char *arg, const char *const *choices)
@@ -102,8 +157,9 @@ void kopt_common_help(FILE *fp)
 	fputs("Common options:\n"
 	      "  -q, --quiet          no progress or warnings on stderr\n"
 	      "  -v, --verbose        more detail on stderr\n"
-	      "      --threads N      OpenMP threads (default: OMP_NUM_THREADS, else the cores\n"
-	      "                       this process may use, shared by the ranks on its host)\n"
+	      "      --threads N      OpenMP threads, 1 to 4096 (default: OMP_NUM_THREADS, else\n"
+	      "                       the cores this process may use, shared by the ranks on\n"
+	      "                       its host)\n"
 	      "  -h, --help           print this help and exit\n"
 	      "  -V, --version        print version, commit and build features and exit\n"
 	      "Exit status: 0 success, 1 data error or failed validation, 2 usage error,\n"
@@ -167,7 +223,7 @@ void kopt_common(int c, char **argv, int *threads, void (*usage)(FILE *, int))
 	switch (c) {
 	case 'q': klog_set_quiet(1); return;
 	case 'v': klog_set_verbose(1); return;
-	case KOPT_THREADS: *threads = (int)kopt_u64("--threads", optarg, 1, 4096); return;
+	case KOPT_THREADS: *threads = (int)kopt_u64("--threads", optarg, 1, KOPT_MAX_THREADS); return;
 	case 'h': usage(stdout, 0); exit(0);
 	case 'V': kopt_version(stdout); exit(kio_close_stdout());
 	case ':':
@@ -192,10 +248,38 @@ int kopt_local_ranks(void)
 	return ls && !kopt_parse_u64(ls, 1, 1 << 20, &n) ? (int)n : 1;
 }
 
+int kopt_env_threads(void)
+{
+	const char *v = getenv("OMP_NUM_THREADS");
+	if (!v || !*v)
+		return 0;
+	/* a number, or a list of them (one per nesting level), blanks around
+	 * each allowed, as OpenMP reads it: each bounded.  What OpenMP cannot
+	 * read it ignores, after its own warning: so do we. */
+	uint64_t first = 0, big = 0;
+	for (const char *p = v;;) {
+		const char *end;
+		uint64_t n = 0;
+		int t = knum_u64(p + strspn(p, " \t"), &end, &n);
+		end += strspn(end, " \t");
+		if (t != KNUM_OK || (*end && *end != ',') || n == 0)
+			return 0;
+		big |= n > KOPT_MAX_THREADS;
+		if (!first)
+			first = n;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	if (big)
+		kopt_usage_error("OMP_NUM_THREADS: '%s' is more than %d threads", v, KOPT_MAX_THREADS);
+	return (int)first;
+}
+
 int kopt_threads(int want, int local_ranks)
 {
-	int n = want;
-	if (n <= 0 && !getenv("OMP_NUM_THREADS")) {
+	int n = want > 0 ? want : kopt_env_threads();
+	if (n <= 0) {
 		int cpus = kopt_max_threads(); /* the cores this process may use */
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
 		n = cpus < online ? cpus : cpus / (local_ranks > 0 ? local_ranks : 1);

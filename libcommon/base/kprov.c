@@ -1,4 +1,5 @@
 #include "kprov.h"
+#include "knum.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +66,38 @@ int kprov_get_generation_time(const char *path, double *seconds)
 	if (n <= 0)
 		return -1;
 	v[n] = 0;
-	char *end;
-	double s = strtod(v, &end);
-	if (end == v || *end || !(s >= 0) || s > 1e12)
+	const char *end;
+	double s;
+	if (knum_double(v, &end, &s) != KNUM_OK || *end || !(s >= 0) || s > 1e12)
 		return -1;
 	*seconds = s;
 	return 0;
+}
+
+char *kprov_escape(const char *s, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		char e[5] = {(char)*p, 0};
+		if (*p == '\\' || *p == '\n' || *p == '\r') {
+			e[0] = '\\';
+			e[1] = *p == '\n' ? 'n' : *p == '\r' ? 'r' : '\\';
+			e[2] = 0;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			e[0] = '\\';
+			e[1] = 'x';
+			e[2] = hex[*p >> 4];
+			e[3] = hex[*p & 15];
+			e[4] = 0;
+		}
+		size_t l = strlen(e);
+		if (n + l >= cap)
+			break;
+		memcpy(out + n, e, l);
+		n += l;
+	}
+	if (cap)
+		out[n] = 0;
+	return out;
 }

@@ -14,6 +14,12 @@ const char *kprov_commit(void);
 /* The CPU model of this host (/proc/cpuinfo: "model name", or the
  * processor's "Model"/"CPU part" line), or "unknown". */
 void kprov_cpu_model(char *buf, size_t len);
+/* s as one line of text for a provenance value (an edge file's "key=value"
+ * lines, a manifest's "key = value"): a backslash becomes \\, a newline \n,
+ * a carriage return \r and any other control character \xNN, so a file
+ * name cannot add a line (a key) of its own.  Into out (cap bytes, cut
+ * short at an escape's boundary); returns out. */
+char *kprov_escape(const char *s, char *out, size_t cap);
 /* The time now, UTC, ISO 8601 ("2026-11-24T06:30:00Z"). */
 void kprov_utc_now(char *buf, size_t len);
 

@@ -2,6 +2,7 @@
 #include "kio.h"
 #include "klog.h"
 #include "kmem.h"
+#include "kprov.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ char *kedge_prov_make(int argc, char **argv, const char *extra)
 {
 	size_t n = 256 + (extra ? strlen(extra) : 0);
 	for (int i = 0; i < argc; i++)
-		n += strlen(argv[i]) + 3;
+		n += 4 * strlen(argv[i]) + 3; /* each byte escaped at worst */
 	char *s = kmalloc(n), *p = s;
 	p += sprintf(p, "program=%s\nversion=%s\nargv=%s", klog_prog(), KBFS_VERSION, klog_prog());
 	for (int i = 1; i < argc; i++) {
@@ -97,8 +98,8 @@ char *kedge_prov_make(int argc, char **argv, const char *extra)
 			continue;
 		}
 		*p++ = ' ';
-		for (const char *a = argv[i]; *a; a++)
-			*p++ = (*a == '\n') ? ' ' : *a;
+		kprov_escape(argv[i], p, n - (size_t)(p - s));
+		p += strlen(p);
 	}
 	*p++ = '\n';
 	*p = 0;
@@ -217,11 +218,23 @@ static int check_size(kedge_reader *r)
 	return 0;
 }
 
+/* The map's checksum after its entries, against crc (theirs). */
+static int read_map_crc(kedge_reader *r, uint32_t crc)
+{
+	unsigned char c4[4];
+	int rc = kio_read_exact(r->in, c4, 4, "vertex map");
+	if (!rc && crc != kio_get32(c4)) {
+		kerror("'%s': vertex map checksum mismatch (corrupt file)", kio_name(r->in));
+		rc = KEXIT_DATA;
+	}
+	return rc;
+}
+
 /* The map in pieces: on a stream, memory follows the bytes that arrive. */
 static int read_map(kedge_reader *r)
 {
 	uint64_t nv = r->info.nv, cap = 0;
-	unsigned char *mb = kmalloc((size_t)MAP_CHUNK * 8), c4[4];
+	unsigned char *mb = kmalloc((size_t)MAP_CHUNK * 8);
 	uint32_t crc = 0;
 	int rc = 0;
 	for (uint64_t k = 0; k < nv && !rc; ) {
@@ -240,12 +253,23 @@ static int read_map(kedge_reader *r)
 		k += n;
 	}
 	free(mb);
+	/* ids ascend strictly (none repeats) and none is the padding marker:
+	 * checked once the checksum holds, so a damaged file is called so */
 	if (!rc)
-		rc = kio_read_exact(r->in, c4, 4, "vertex map");
-	if (!rc && crc != kio_get32(c4)) {
-		kerror("'%s': vertex map checksum mismatch (corrupt file)", kio_name(r->in));
-		rc = KEXIT_DATA;
-	}
+		rc = read_map_crc(r, crc);
+	for (uint64_t k = 0; k < nv && !rc; k++)
+		if (r->map[k] == UINT64_MAX || (k && r->map[k] <= r->map[k - 1])) {
+			if (r->map[k] == UINT64_MAX)
+				kerror("'%s': id map entry %llu is 2^64-1, which kbfs reserves", kio_name(r->in),
+				       (unsigned long long)k);
+			else if (r->map[k] == r->map[k - 1])
+				kerror("'%s': the id map lists id %llu twice (entries %llu and %llu)", kio_name(r->in),
+				       (unsigned long long)r->map[k], (unsigned long long)k - 1, (unsigned long long)k);
+			else
+				kerror("'%s': the id map does not ascend (entry %llu, id %llu, after id %llu)", kio_name(r->in),
+				       (unsigned long long)k, (unsigned long long)r->map[k], (unsigned long long)r->map[k - 1]);
+			rc = KEXIT_DATA;
+		}
 	if (!r->map)
 		r->map = kmalloc(8); /* a map of no vertices is still a map */
 	r->payload_off += nv * 8 + 4;

@@ -2,8 +2,8 @@
  * kimport: SNAP/GAP edge lists, Matrix Market coordinate files and METIS
  * adjacency files, plain or gzip'd, into edge tuples.  See kimport.h.
  *
- * The input is read through zlib (which passes plain data through) into one
- * large buffer; every line handed to a parser ends in '\n', which serves as
+ * The input is read through kio (which inflates gzip, every member and
+ * nothing after them, and passes plain data through) into one large buffer; every line handed to a parser ends in '\n', which serves as
  * the sentinel of a hand-written integer scanner.  The first window of the
  * input (up to KIMP_WINDOW bytes) is also what format detection looks at.
  * This file has edge lists, detection and kimport_read; the reader, the
@@ -22,14 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define KIMP_WINDOW ((size_t)8 << 20) /* detection window, first read size */
 #define KIMP_MAXWINDOW KIMPORT_MAX_LINE    /* ... grown to this for long lines */
 #define KIMP_MINLINES 1000                 /* ... until it holds this many */
-#define KIMP_GZBUF (1u << 20)         /* zlib's own buffer */
+#define KIMP_SMALL (1u << 20)         /* a plain file smaller gets a window of its size */
 
 /* ---- renumbering of edge lists -------------------------------------------- */
 
@@ -327,34 +325,22 @@ int kimport_read(const char *path, int format, int skip_bad, kimport_result *res
 	m.skip_bad = skip_bad;
 	int is_stdin = strcmp(path, "-") == 0;
 	m.r.name = is_stdin ? "<stdin>" : path;
-	if (is_stdin) {
-		int fd = dup(STDIN_FILENO);
-		m.r.gz = fd < 0 ? NULL : gzdopen(fd, "rb");
-		if (!m.r.gz) {
-			kerror("cannot read standard input: %s", strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			return KEXIT_IO;
-		}
-	} else {
-		errno = 0;
-		m.r.gz = gzopen(path, "rb");
-		if (!m.r.gz) {
-			kerror("cannot open '%s': %s", path, errno ? strerror(errno) : "out of memory");
-			return errno ? KEXIT_IO : KEXIT_RESOURCE;
-		}
-	}
-	/* a small file needs no window bigger than itself once inflated (a
-	 * plain one: the window is the whole file anyway) */
-	struct stat st;
-	int small = !is_stdin && !stat(path, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size < KIMP_GZBUF;
-	gzbuffer(m.r.gz, small ? KIMP_GZBUF / 16 : KIMP_GZBUF);
-	m.r.cap = small && gzdirect(m.r.gz) ? (size_t)st.st_size + 4096 : KIMP_WINDOW;
+	/* gzip through kio: a member followed by anything but another member
+	 * is corrupt (zlib's gzread passed such trailing garbage over) */
+	m.r.in = kio_open_in(path, KIO_GZIP);
+	if (!m.r.in)
+		return KEXIT_IO;
+	/* a small plain file needs no window bigger than itself */
+	uint64_t size = kio_size(m.r.in);
+	m.r.cap = kio_seekable(m.r.in) && size < KIMP_SMALL ? (size_t)size + 4096 : KIMP_WINDOW;
 	m.r.buf = kmalloc(m.r.cap + 1);
 
 	int rc = kimport_rd_fill(&m.r);
-	/* detection wants some whole lines: grow the window past huge ones */
+	/* detection wants some whole lines: grow the window past huge ones,
+	 * unless it is binary (a NUL byte in its first 4 KiB: a gapbs graph,
+	 * which sizes its own reading from its header, or a refusal) */
 	while (!rc && format == KIMPORT_AUTO && !m.r.eof && m.r.cap < KIMP_MAXWINDOW &&
+	       !memchr(m.r.buf, 0, m.r.len < 4096 ? m.r.len : 4096) &&
 	       count_lines(m.r.buf, m.r.len, KIMP_MINLINES) < KIMP_MINLINES)
 		rc = kimport_rd_fill(&m.r);
 	if (!rc) {
@@ -384,7 +370,7 @@ int kimport_read(const char *path, int format, int skip_bad, kimport_result *res
 			rc = kimport_parse_sg(&m);
 	}
 	res->lines = m.r.lineno;
-	gzclose(m.r.gz);
+	kio_close_in(m.r.in);
 	free(m.r.buf);
 	if (!rc && format != KIMPORT_EDGELIST && format != KIMPORT_SG) { /* 1-based ids */
 		res->map = kmalloc(kmul(res->nv, sizeof *res->map));

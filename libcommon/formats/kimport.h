@@ -70,8 +70,8 @@
  * + KIMPORT_SPARE_VERTICES vertices (the untouched ones would cost a map
  * entry each); a line longer than KIMPORT_MAX_LINE bytes is an error.
  *
- * Errors: a malformed line (non-numeric token, negative or > 64-bit id, a
- * single id, an index beyond the declared size, extra METIS lines) is
+ * Errors: a malformed line (non-numeric token, negative or > 64-bit id, the
+ * id 2^64-1 (KIMPORT_RESERVED_ID), a single id, an index beyond the declared size, extra METIS lines) is
  * "FILE:LINE: reason" and KEXIT_DATA, unless skip_bad, which counts it in
  * malformed and skips it.  Always errors (KEXIT_DATA): a bad Matrix Market
  * banner or size line, a wrong entry or vertex-line count, a bad METIS
@@ -93,6 +93,9 @@ extern const char *const kimport_format_names[];
 /* A Matrix Market size line may declare at most 2 x entries + this many
  * vertices (the ones no entry touches are isolated, and cost memory). */
 #define KIMPORT_SPARE_VERTICES (1 << 20)
+/* The one id an edge list may not hold: kbfs marks padding vertices with
+ * it (kpart.h's KPART_NO_VERTEX), so such a vertex would vanish. */
+#define KIMPORT_RESERVED_ID UINT64_MAX
 /* The longest line any importer reads (bytes). */
 #define KIMPORT_MAX_LINE ((size_t)256 << 20)
 

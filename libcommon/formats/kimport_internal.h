@@ -12,17 +12,19 @@
 
 #include "kimport.h"
 #include "klog.h"
+#include "kio.h"
 #include "kmem.h"
+#include "knum.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <zlib.h>
 
 /* ---- reader ------------------------------------------------------------- */
 
 typedef struct reader {
-	gzFile gz;
+	kio_in *in;       /* gzip inflated on the way (kio.h: every member, and
+			   * nothing but members) */
 	const char *name; /* for messages */
 	char *buf;        /* cap + 1 bytes: room for a '\n' sentinel */
 	size_t cap, pos, len;
@@ -77,31 +79,25 @@ static inline const char *kimport_skip_sp(const char *p)
 	return p;
 }
 
-/* One unsigned decimal token after optional blanks.  On TOK_OK *pp moves
- * past it; on an error *pp points at the offending token. */
+/* One unsigned decimal token (knum.h) after optional blanks.  On TOK_OK
+ * *pp moves past it; on an error *pp points at the offending token. */
 static inline int kimport_scan_u64(const char **pp, uint64_t *out)
 {
-	const char *p = kimport_skip_sp(*pp);
+	const char *p = kimport_skip_sp(*pp), *q;
 	*pp = p;
-	unsigned d = (unsigned)(unsigned char)*p - '0';
-	if (d > 9) {
+	int t = knum_u64(p, &q, out);
+	if (t == KNUM_NONE) {
 		if (*p == '\n')
 			return TOK_END;
-		if (*p == '-' && (unsigned)(unsigned char)p[1] - '0' <= 9)
+		if (*p == '-' && knum_digit(p[1]))
 			return TOK_NEG;
 		return TOK_BAD;
 	}
-	uint64_t v = d;
-	const char *q = p + 1;
-	while ((d = (unsigned)(unsigned char)*q - '0') <= 9) {
-		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d, &v))
-			return TOK_BIG;
-		q++;
-	}
+	if (t == KNUM_BIG)
+		return TOK_BIG;
 	if (*q != '\n' && !kimport_is_sp((unsigned char)*q))
 		return TOK_BAD;
 	*pp = q;
-	*out = v;
 	return TOK_OK;
 }
 

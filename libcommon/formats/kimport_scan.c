@@ -13,33 +13,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <zlib.h>
 
-#define KIMP_MAXREAD ((size_t)1 << 30) /* gzread takes an unsigned int */
+#define KIMP_MAXREAD ((size_t)1 << 30) /* the most one fill asks for */
 
 /* ---- reader ------------------------------------------------------------- */
-
-static int rd_gzerror(reader *r)
-{
-	int zerr = Z_OK;
-	const char *msg = gzerror(r->gz, &zerr);
-	if (zerr == Z_ERRNO) {
-		kerror("%s: read error: %s", r->name, strerror(errno));
-		return r->err = KEXIT_IO;
-	}
-	if (zerr == Z_MEM_ERROR) {
-		kerror("%s: out of memory in zlib", r->name);
-		return r->err = KEXIT_RESOURCE;
-	}
-	const char *c = msg ? strstr(msg, ": ") : NULL;
-	if (c) /* zlib puts the path (or "<fd:N>") in front */
-		msg = c + 2;
-	if (zerr == Z_BUF_ERROR)
-		kerror("%s: truncated gzip data (%s)", r->name, msg);
-	else
-		kerror("%s: corrupt gzip data (%s)", r->name, msg);
-	return r->err = KEXIT_DATA;
-}
 
 /* Move the unread bytes to the front, grow if full, read more. */
 int kimport_rd_fill(reader *r)
@@ -58,21 +35,15 @@ int kimport_rd_fill(reader *r)
 		r->cap = kmul(r->cap, 2);
 		r->buf = krealloc(r->buf, r->cap + 1);
 	}
-	size_t want = r->cap - r->len;
+	size_t want = r->cap - r->len, got;
 	if (want > KIMP_MAXREAD)
 		want = KIMP_MAXREAD;
-	int n = gzread(r->gz, r->buf + r->len, (unsigned)want);
-	if (n < 0)
-		return rd_gzerror(r);
-	r->len += (size_t)n;
-	if ((size_t)n < want) {
-		/* zlib reads until the request is met: short means end or error */
-		int zerr = Z_OK;
-		gzerror(r->gz, &zerr);
-		if (zerr != Z_OK)
-			return rd_gzerror(r);
+	int rc = kio_read(r->in, r->buf + r->len, want, &got);
+	if (rc)
+		return r->err = rc;
+	r->len += got;
+	if (got < want) /* kio_read reads until the request is met: short means the end */
 		r->eof = 1;
-	}
 	return 0;
 }
 
@@ -208,6 +179,11 @@ int kimport_scan_pair(imp *m, const char **pp, uint64_t *u, uint64_t *v, const c
 	}
 	if (t != TOK_OK) {
 		kimport_tok_why(t, *pp, what, why, sizeof why);
+		return (rc = kimport_bad_line(m, why)) ? rc : -1;
+	}
+	if (*u == KIMPORT_RESERVED_ID || *v == KIMPORT_RESERVED_ID) {
+		snprintf(why, sizeof why, "%s %llu is reserved (kbfs marks padding with 2^64-1)", what,
+			 (unsigned long long)KIMPORT_RESERVED_ID);
 		return (rc = kimport_bad_line(m, why)) ? rc : -1;
 	}
 	return 0;

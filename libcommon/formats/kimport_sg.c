@@ -113,18 +113,30 @@ static int sg_half(imp *mi, const unsigned char *off, const unsigned char *nb, u
 	return 0;
 }
 
-int kimport_parse_sg(imp *mi)
+/* The input in memory up to most bytes past r->pos (or its end): the
+ * buffer grows as the bytes arrive, never beyond them, nor beyond most. */
+static int sg_read(reader *r, uint64_t most)
 {
-	reader *r = &mi->r;
-	/* the whole input in memory: grow the reader's buffer until the end */
-	while (!r->eof) {
+	while (!r->eof && r->len - r->pos < most) {
 		if (r->len == r->cap) {
-			r->cap = kmul(r->cap, 2);
+			size_t cap = kmul(r->cap, 2);
+			if (cap - r->pos > most)
+				cap = r->pos + (size_t)most;
+			r->cap = cap;
 			r->buf = krealloc(r->buf, r->cap + 1);
 		}
 		if (kimport_rd_fill(r))
 			return r->err;
 	}
+	return 0;
+}
+
+int kimport_parse_sg(imp *mi)
+{
+	reader *r = &mi->r;
+	int rc = sg_read(r, SG_HDR);
+	if (rc)
+		return rc;
 	const unsigned char *b = (const unsigned char *)r->buf + r->pos;
 	size_t len = r->len - r->pos;
 	uint64_t m, n;
@@ -136,6 +148,19 @@ int kimport_parse_sg(imp *mi)
 	int directed = b[0];
 	uint64_t k = directed ? 2 : 1, idx = 8 * (n + 1);
 	uint64_t want4 = SG_HDR + k * (idx + 4 * m), want8 = SG_HDR + k * (idx + 8 * m);
+	/* the rest, up to the size of the header's graph as a .wsg and a byte
+	 * more: data past it is not gapbs's, and is not read on */
+	if ((rc = sg_read(r, want8 + 1)))
+		return rc;
+	b = (const unsigned char *)r->buf + r->pos;
+	len = r->len - r->pos;
+	if (len > want8) {
+		kerror("'%s': gapbs serialized graph of %llu vertices and %llu entries%s: data after its %llu bytes "
+		       "(.sg) or %llu (.wsg)",
+		       r->name, (unsigned long long)n, (unsigned long long)m, directed ? " (directed)" : "",
+		       (unsigned long long)want4, (unsigned long long)want8);
+		return KEXIT_DATA;
+	}
 	size_t esz = len == want4 ? 4 : len == want8 ? 8 : 0;
 	if (!esz) {
 		kerror("'%s': gapbs serialized graph of %llu vertices and %llu entries%s should have %llu bytes "
@@ -146,7 +171,7 @@ int kimport_parse_sg(imp *mi)
 	}
 	const unsigned char *off = b + SG_HDR, *nb = off + idx;
 	uint64_t h[2] = {0, 0}, c[2] = {0, 0};
-	int rc = sg_half(mi, off, nb, n, m, esz, 0, h, c, 1, !directed);
+	rc = sg_half(mi, off, nb, n, m, esz, 0, h, c, 1, !directed);
 	if (rc)
 		return rc;
 	if (directed) {

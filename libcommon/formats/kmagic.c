@@ -39,6 +39,10 @@ int kmagic_detect(const char *path, int *kind)
 		*kind = KMAGIC_DIR;
 		return 0;
 	}
+	/* a pipe (<(...), a fifo) cannot be looked at without being
+	 * consumed, as standard input: not read (nor waited on) here */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return 0;
 	kio_in *in = kio_open_in(path, 0);
 	if (!in)
 		return KEXIT_IO;

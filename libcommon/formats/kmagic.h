@@ -25,9 +25,9 @@ enum kmagic_kind {
 /* Kind of the n bytes at the start of a file (n short of the file: a
  * start of white space is KMAGIC_OTHER). */
 int kmagic_kind(const void *buf, size_t n);
-/* Kind of path: a directory, or its first bytes ("-" is not read, since
- * standard input cannot be looked at without being consumed:
- * KMAGIC_OTHER).  Returns 0, or KEXIT_IO after kerror() ("cannot open
+/* Kind of path: a directory, or its first bytes ("-", a pipe or any other
+ * file that is not regular is not read, since it cannot be looked at
+ * without being consumed: KMAGIC_OTHER).  Returns 0, or KEXIT_IO after kerror() ("cannot open
  * 'x': reason") when path cannot be read. */
 int kmagic_detect(const char *path, int *kind);
 /* NULL when buf[0, n) looks like text (no NUL byte); otherwise what it is:

@@ -10,6 +10,7 @@
 #include "klog.h"
 #include "kmem.h"
 #include "kmagic.h"
+#include "knum.h"
 #include "kopt.h"
 
 #include <errno.h>
@@ -56,7 +57,7 @@ uint64_t kpart_device_bytes(const kpart_grid *g, uint64_t nnz, int idx64)
 
 static int slurp(const char *path, char **buf, size_t *len)
 {
-	kio_in *in = kio_open_in(path, 0);
+	kio_in *in = kio_open_in(path, KIO_FILE);
 	if (!in)
 		return KEXIT_IO;
 	size_t cap = 1 << 16, n = 0;
@@ -84,6 +85,16 @@ static int slurp(const char *path, char **buf, size_t *len)
 		}
 	}
 	kio_close_in(in);
+	/* text: a NUL would end it early for every line parser ("1<NUL>junk") */
+	const char *nul = memchr(b, 0, n);
+	if (nul) {
+		size_t line = 1;
+		for (const char *c = b; c < nul; c++)
+			line += *c == '\n';
+		kerror("%s:%zu: NUL byte in a text line", path, line);
+		free(b);
+		return KEXIT_DATA;
+	}
 	b[n] = 0;
 	*buf = b;
 	*len = n;
@@ -106,13 +117,9 @@ static int get_u64(const kpart_manifest *m, const char *key, uint64_t *out)
 
 static int get_hex32(const char *v, uint32_t *out)
 {
-	if (!v || strlen(v) != 8)
+	if (!v || strlen(v) != 8 || strspn(v, "0123456789abcdefABCDEF") != 8)
 		return -1;
-	char *end;
-	unsigned long x = strtoul(v, &end, 16);
-	if (*end)
-		return -1;
-	*out = (uint32_t)x;
+	*out = (uint32_t)strtoul(v, NULL, 16);
 	return 0;
 }
 
@@ -138,10 +145,9 @@ static int rank_line(kpart_manifest *m, const char *key, const char *val)
 {
 	if (strncmp(key, "rank.", 5))
 		return 0;
-	char *end;
-	unsigned long r = strtoul(key + 5, &end, 10);
-	uint64_t rc = (uint64_t)m->g.R * (uint64_t)m->g.C;
-	if (end == key + 5 || *end != '.' || r >= rc)
+	const char *end;
+	uint64_t r, rc = (uint64_t)m->g.R * (uint64_t)m->g.C;
+	if (knum_u64(key + 5, &end, &r) != KNUM_OK || *end != '.' || r >= rc)
 		return -1;
 	kpart_rankinfo *ri = &m->ranks[r];
 	const char *f = end + 1;
@@ -286,14 +292,16 @@ static int manifest_lines(const char *path, char *text, kpart_manifest *m)
 static int manifest_fields(const char *path, kpart_manifest *m)
 {
 	const char *fmt = kpart_manifest_get(m, "format"), *ver = kpart_manifest_get(m, "version");
-	int major = 0, minor = 0;
-	if (!fmt || strcmp(fmt, "kpart") || !ver || sscanf(ver, "%d.%d", &major, &minor) != 2) {
+	uint64_t major = 0, minor = 0;
+	const char *dot = ver, *end = ver;
+	if (!fmt || strcmp(fmt, "kpart") || !ver || knum_u64(ver, &dot, &major) || *dot != '.' ||
+	    knum_u64(dot + 1, &end, &minor) || *end || major > 65535 || minor > 65535) {
 		kerror("'%s': not a kbfs partition manifest", path);
 		return KEXIT_DATA;
 	}
 	if (major > KPART_MAJOR) {
 		kerror("'%s': partition format %d.%d is newer than this kbfs supports (%d.%d); upgrade kbfs", path,
-		       major, minor, KPART_MAJOR, KPART_MINOR);
+		       (int)major, (int)minor, KPART_MAJOR, KPART_MINOR);
 		return KEXIT_DATA;
 	}
 	m->major = major;
@@ -409,10 +417,11 @@ int kpart_build_info_read(const char *dir, const char *const *keys, size_t n, do
 		size_t kl = strlen(keys[k]);
 		found[k] = 0;
 		for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-			char *end;
+			const char *end;
+			double x;
 			if (!strncmp(p, keys[k], kl) && !strncmp(p + kl, " = ", 3)) {
-				double x = strtod(p + kl + 3, &end);
-				if (end != p + kl + 3 && (*end == '\n' || !*end) && x >= 0) {
+				/* decimal and finite: "inf" and "nan" are not times */
+				if (knum_double(p + kl + 3, &end, &x) == KNUM_OK && (*end == '\n' || !*end) && x >= 0) {
 					vals[k] = x;
 					found[k] = 1;
 				}
@@ -550,7 +559,7 @@ void kpart_block_free(kpart_block *b)
 static int open_rank(const char *path, const kpart_manifest *m, int rank, kio_in **inp, rhead *h, uint32_t *crc)
 {
 	const kpart_rankinfo *ri = &m->ranks[rank];
-	kio_in *in = kio_open_in(path, 0);
+	kio_in *in = kio_open_in(path, KIO_FILE);
 	if (!in)
 		return KEXIT_IO;
 	int rc = KEXIT_DATA;

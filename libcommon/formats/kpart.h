@@ -231,13 +231,16 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
  * transpose of its CSC: rows sorted, columns ascending within each row. */
 void kpart_transpose(const kpart_block *b, uint64_t *rowptr, void *colidx);
 /* The output directory: strip outdir's trailing slashes (in place), refuse
- * an existing outdir unless force (and then anything but a partition or an
- * empty directory), remove stale DIR.tmp.* of dead runs (ktemp_sweep_stale),
- * make the sibling DIR.tmp.XXXXXX into tmpdir, hold it (ktemp_hold) and
- * register it for removal by kdie().  Returns 0 or KEXIT_IO. */
+ * an existing outdir unless force, and then anything but a kbfs partition
+ * (a directory of a manifest kpart wrote, build-info and rank files, and
+ * nothing else) or an empty directory; make the temporary sibling
+ * DIR.kbfs-tmp-XXXXXX with its lock (ktemp_mkdir: registered for removal
+ * by kdie(), stale ones of dead runs swept) into tmpdir.  Returns 0 or
+ * KEXIT_IO. */
 int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len);
 /* Put the complete tmpdir (synced to disk) in outdir's place: with force
- * an old one is swapped out atomically where the system can, then removed;
+ * an old one (still a partition, looked at again) is swapped out
+ * atomically where the system can, then removed;
  * without, an outdir that another process made meanwhile is an error
  * (KEXIT_IO) and left alone. */
 int kpart_dir_commit(const char *tmpdir, const char *outdir, int force);

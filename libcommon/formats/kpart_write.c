@@ -11,6 +11,7 @@
 #include "ktemp.h"
 #include "klog.h"
 #include "kmem.h"
+#include "kprov.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -607,14 +608,12 @@ out:
 
 void kpart_manifest_add(kpart_manifest *m, const char *key, const char *fmt, ...)
 {
-	char val[8192];
+	char raw[8192], val[8192];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(val, sizeof val, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	for (char *c = val; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' ';
+	kprov_escape(raw, val, sizeof val); /* one line, whatever a file name holds */
 	if ((m->nkeys & (m->nkeys - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
 		size_t cap = m->nkeys ? 2 * m->nkeys : 1;
 		m->keys = krealloc(m->keys, cap * sizeof *m->keys);
@@ -646,27 +645,58 @@ int kpart_manifest_write(const kpart_manifest *m, const char *path, const char *
 	return rc;
 }
 
-/* The lock on the temporary directory being built (ktemp_hold), so that no
- * sweep of stale temporaries takes it. */
-static int held = -1;
 static int commit(const char *tmpdir, const char *outdir, int force);
 
-/* An existing partition or an empty directory may be replaced. */
+/* The file NAME in the directory dfd begins as kpart writes a manifest. */
+static int is_manifest(int dfd, const char *name)
+{
+	static const char head[] = "# kbfs partition", fmt[] = "\nformat = kpart\n";
+	char buf[512];
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return !strncmp(buf, head, strlen(head)) && strstr(buf, fmt);
+}
+
+/* A kbfs partition, which --force may replace: a directory of nothing but
+ * a manifest that says it is one, build-info and rank files; or an empty
+ * directory.  0, or KEXIT_IO after kerror() naming what is not ours. */
 static int replaceable(const char *dir)
 {
-	char *p = kfs_join(dir, "manifest");
-	struct stat st;
-	int yes = stat(p, &st) == 0;
-	free(p);
-	DIR *d = yes ? NULL : opendir(dir);
-	if (d) {
-		yes = 1;
-		for (struct dirent *e; (e = readdir(d));)
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				yes = 0;
-		closedir(d);
+	DIR *d = opendir(dir);
+	if (!d) {
+		kerror("cannot replace '%s': %s", dir, strerror(errno));
+		return KEXIT_IO;
 	}
-	return yes;
+	int rc = 0, manifest = 0, n = 0;
+	for (struct dirent *e; !rc && (e = readdir(d));) {
+		const char *f = e->d_name;
+		size_t l = strlen(f);
+		if (!strcmp(f, ".") || !strcmp(f, ".."))
+			continue;
+		n++;
+		struct stat st;
+		int ours = !fstatat(dirfd(d), f, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+			   (!strcmp(f, "manifest") || !strcmp(f, "build-info") ||
+			    (l >= 16 && !strncmp(f, "rank-", 5) && strspn(f + 5, "0123456789") == l - 11 &&
+			     !strcmp(f + l - 6, ".kpart")));
+		if (ours && !strcmp(f, "manifest"))
+			ours = manifest = is_manifest(dirfd(d), f);
+		if (!ours) {
+			kerror("refusing to replace '%s': not a kbfs partition (it holds '%s')", dir, f);
+			rc = KEXIT_IO;
+		}
+	}
+	closedir(d);
+	if (!rc && n && !manifest) {
+		kerror("refusing to replace '%s': not a kbfs partition (no manifest)", dir);
+		rc = KEXIT_IO;
+	}
+	return rc;
 }
 
 int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len)
@@ -680,28 +710,29 @@ int kpart_dir_begin(char *outdir, int force, char *tmpdir, size_t len)
 			kerror("cannot create '%s': File exists (use --force to replace it)", outdir);
 			return KEXIT_IO;
 		}
-		if (S_ISDIR(st.st_mode) && !replaceable(outdir)) {
-			kerror("refusing to replace '%s': a directory that is not a kbfs partition", outdir);
+		if (!S_ISDIR(st.st_mode)) {
+			kerror("refusing to replace '%s': not a kbfs partition (not a directory)", outdir);
 			return KEXIT_IO;
 		}
+		int rc = replaceable(outdir);
+		if (rc)
+			return rc;
 	}
-	if (n + 16 > len) {
-		kerror("cannot create '%s': %s", outdir, strerror(ENAMETOOLONG));
-		return KEXIT_IO;
-	}
-	ktemp_sweep_stale(outdir);
-	snprintf(tmpdir, len, "%s.tmp.XXXXXX", outdir);
-	if (!mkdtemp(tmpdir)) {
+	char *tmp;
+	if (ktemp_mkdir(outdir, &tmp)) {
 		kerror("cannot create '%s': %s", outdir, strerror(errno));
 		*tmpdir = 0;
 		return KEXIT_IO;
 	}
-	ktemp_register(tmpdir);
-	ktemp_release(held);
-	held = ktemp_hold(tmpdir); /* until it is in place: it is not a dead run's */
-	mode_t um = umask(0);
-	umask(um);
-	chmod(tmpdir, 0777 & ~um);
+	if (strlen(tmp) >= len) {
+		kerror("cannot create '%s': %s", outdir, strerror(ENAMETOOLONG));
+		ktemp_remove(tmp);
+		free(tmp);
+		*tmpdir = 0;
+		return KEXIT_IO;
+	}
+	strcpy(tmpdir, tmp);
+	free(tmp);
 	return 0;
 }
 
@@ -712,8 +743,6 @@ int kpart_dir_commit(const char *tmpdir, const char *outdir, int force)
 		rc = commit(tmpdir, outdir, force);
 	if (!rc)
 		rc = kfs_sync_parent(outdir);
-	ktemp_release(held);
-	held = -1;
 	return rc;
 }
 
@@ -745,29 +774,42 @@ static int commit(const char *tmpdir, const char *outdir, int force)
 		}
 		return 0;
 	}
+	/* what we replace is still a partition (looked at again: the build
+	 * may have taken hours) */
+	if (!S_ISDIR(st.st_mode)) {
+		kerror("refusing to replace '%s': not a kbfs partition (not a directory)", outdir);
+		return KEXIT_IO;
+	}
+	if (replaceable(outdir))
+		return KEXIT_IO;
 #ifdef RENAME_EXCHANGE
 	if (renameat2(AT_FDCWD, tmpdir, AT_FDCWD, outdir, RENAME_EXCHANGE) == 0) {
 		kfs_rmtree(tmpdir); /* the old one now */
 		return 0;
 	}
 #endif
-	size_t n = strlen(outdir) + 16;
-	char *old = kmalloc(n);
-	snprintf(old, n, "%s.old.XXXXXX", outdir);
+	/* the old one moved aside to a temporary of ours (an empty directory
+	 * that the rename replaces), then removed */
+	char *old;
 	int rc = KEXIT_IO;
-	if (!mkdtemp(old)) {
+	if (ktemp_mkdir(outdir, &old)) {
 		kerror("cannot replace '%s': %s", outdir, strerror(errno));
-	} else if (S_ISDIR(st.st_mode) ? rename(outdir, old) : unlink(outdir)) {
+		return rc;
+	}
+	if (rename(outdir, old)) {
 		kerror("cannot replace '%s': %s", outdir, strerror(errno));
-		rmdir(old);
+		ktemp_remove(old);
 	} else if (rename(tmpdir, outdir)) {
 		kerror("cannot rename '%s' to '%s': %s", tmpdir, outdir, strerror(errno));
-		if (S_ISDIR(st.st_mode) && rename(old, outdir))
+		if (rename(old, outdir)) {
 			kerror("the old '%s' is now '%s'", outdir, old);
-		rmdir(old);
+			ktemp_done(old); /* kept, and never taken for a dead run's */
+		} else {
+			ktemp_remove(old);
+		}
 	} else {
 		rc = 0;
-		kfs_rmtree(old);
+		ktemp_remove(old);
 	}
 	free(old);
 	return rc;

@@ -3,8 +3,11 @@
 #include "kfs.h"
 #include "klog.h"
 #include "kmem.h"
+#include "knum.h"
+#include "ktemp.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,37 +207,10 @@ static const char *skip_ws(const char *s)
 	return s;
 }
 
-/* Unsigned decimal at *s; 0 and *s moved past it, -1 if none or overflow. */
-static int parse_u64(const char **s, uint64_t *out)
-{
-	const char *p = *s;
-	uint64_t x = 0;
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		uint64_t d = (uint64_t)(*p - '0');
-		if (x > (UINT64_MAX - d) / 10)
-			return -1;
-		x = x * 10 + d;
-	}
-	*s = p;
-	*out = x;
-	return 0;
-}
-
-static int parse_i64(const char **s, int64_t *out)
-{
-	const char *p = *s;
-	int neg = *p == '-';
-	if (neg || *p == '+')
-		p++;
-	uint64_t x;
-	if (parse_u64(&p, &x) || x > (uint64_t)INT64_MAX + (uint64_t)neg)
-		return -1;
-	*out = neg ? (int64_t)(0 - x) : (int64_t)x;
-	*s = p;
-	return 0;
-}
+/* A decimal number at *s (knum.h): 0 and *s moved past it, -1 if none or
+ * out of range. */
+static int parse_u64(const char **s, uint64_t *out) { return knum_u64(*s, s, out) == KNUM_OK ? 0 : -1; }
+static int parse_i64(const char **s, int64_t *out) { return knum_i64(*s, s, out) == KNUM_OK ? 0 : -1; }
 
 static int read_text(kio_in *in, uint64_t *root, vec *a)
 {
@@ -246,10 +222,6 @@ static int read_text(kio_in *in, uint64_t *root, vec *a)
 	*root = UINT64_MAX;
 	while ((line = kio_getline(in, &len, &err))) {
 		lineno++;
-		if (strlen(line) != len) {
-			kerror("%s:%llu: NUL byte in a text line", name, (unsigned long long)lineno);
-			return KEXIT_DATA;
-		}
 		const char *s = skip_ws(line);
 		if (*s == '#') {
 			s = skip_ws(s + 1);
@@ -296,7 +268,7 @@ int kpred_read(const char *path, uint64_t *root, uint64_t *n, uint64_t **v, int6
 	*v = NULL;
 	*parent = NULL;
 	*root = UINT64_MAX;
-	kio_in *in = kio_open_in(path, 1);
+	kio_in *in = kio_open_in(path, KIO_GZIP);
 	if (!in)
 		return KEXIT_IO;
 	uint8_t head[KPRED_MAGIC_LEN];
@@ -306,7 +278,7 @@ int kpred_read(const char *path, uint64_t *root, uint64_t *n, uint64_t **v, int6
 	if (!rc) {
 		if (kpred_is_magic(head, got)) {
 			rc = read_binary(in, root, &a);
-		} else if (got && (head[0] & 0x80)) {
+		} else if (got && (head[0] & 0x80) && !(got >= 3 && !memcmp(head, "\xef\xbb\xbf", 3))) {
 			kerror("'%s': not a predecessor file (binary data without the kpred magic)", kio_name(in));
 			rc = KEXIT_DATA;
 		} else {
@@ -352,20 +324,30 @@ int kpred_list_add(kpred_list *l, const char *arg)
 	}
 	size_t first = l->n;
 	struct dirent *e;
+	int rc = 0;
 	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "pred-", 5) || strstr(e->d_name, ".tmp."))
+		if (strncmp(e->d_name, "pred-", 5) || ktemp_is_temp_name(e->d_name))
 			continue;
 		char *p = kfs_join(arg, e->d_name);
-		list_push(l, p);
+		/* a tree found by name is a regular file: a fifo would be waited
+		 * on for ever (on every rank) */
+		if (fstatat(dirfd(d), e->d_name, &st, 0) || !S_ISREG(st.st_mode)) {
+			kerror("cannot read '%s': not a regular file", p);
+			rc = KEXIT_IO;
+		} else {
+			list_push(l, p);
+		}
 		free(p);
 	}
 	closedir(d);
+	if (l->n == first && rc)
+		return rc;
 	if (l->n == first) {
 		kerror("'%s': no pred-* file in this directory", arg);
 		return KEXIT_DATA;
 	}
 	qsort(l->v + first, l->n - first, sizeof *l->v, cmp_name);
-	return 0;
+	return rc;
 }
 
 void kpred_list_free(kpred_list *l)

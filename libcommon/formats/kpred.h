@@ -56,10 +56,11 @@ typedef struct kpred_list {
 	char **v;
 	size_t n, cap;
 } kpred_list;
-/* Add arg to l: a directory as its pred-* files (temporaries skipped, in
- * version order), anything else ("-" included) as it is.  Returns 0, or a
- * KEXIT code after kerror() (a directory that cannot be read or has no
- * pred-* file). */
+/* Add arg to l: a directory as its pred-* files (kbfs temporaries skipped,
+ * in version order), anything else ("-" and a pipe included) as it is.
+ * Returns 0, or a KEXIT code after kerror() (a directory that cannot be
+ * read, has no pred-* file, or a pred-* that is not a regular file: the
+ * others are added all the same). */
 int kpred_list_add(kpred_list *l, const char *arg);
 void kpred_list_free(kpred_list *l);
 

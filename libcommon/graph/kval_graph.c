@@ -81,9 +81,15 @@ int kval_graph_load(kcomm *world, const char *path, kval_graph *g)
 		g->N = g->nreal = g->e.nv;
 		g->map = g->e.map; /* rank 0; owned by g->e */
 	}
-	if (!rc && g->map && kcomm_rank(world) == 0)
-		kidmap_build(&g->inv, g->map, g->N);
-	return rc;
+	if (!rc && g->map && kcomm_rank(world) == 0) {
+		uint64_t dup = kidmap_build(&g->inv, g->map, g->N);
+		if (dup != KIDMAP_NONE) {
+			kerror("'%s': the graph lists input id %llu for two vertices (corrupt %s)", path,
+			       (unsigned long long)dup, g->is_part ? "partition" : "edge file");
+			rc = KEXIT_DATA;
+		}
+	}
+	return kcomm_agree(world, rc);
 }
 
 void kval_graph_free(kval_graph *g)

@@ -104,6 +104,10 @@ static int check_file(const char *path, const kpart_rankinfo *ri)
 		kerror("cannot open '%s': %s", path, strerror(errno));
 		return KEXIT_IO;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		kerror("cannot read '%s': not a regular file", path);
+		return KEXIT_IO;
+	}
 	if ((uint64_t)st.st_size < ri->bytes) {
 		kerror("'%s': truncated rank file (%llu bytes, the manifest says %llu)", path,
 		       (unsigned long long)st.st_size, (unsigned long long)ri->bytes);
@@ -114,7 +118,7 @@ static int check_file(const char *path, const kpart_rankinfo *ri)
 		       (unsigned long long)st.st_size, (unsigned long long)ri->bytes);
 		return KEXIT_DATA;
 	}
-	kio_in *in = kio_open_in(path, 0);
+	kio_in *in = kio_open_in(path, KIO_FILE);
 	if (!in)
 		return KEXIT_IO;
 	size_t CH = ri->bytes < (1 << 20) ? (size_t)ri->bytes + 1 : (1 << 20); /* no more than the file */

@@ -65,7 +65,7 @@ static int check_figures(const char *path, const kjson_value *doc)
 int krun_load(const char *path, krun *r)
 {
 	memset(r, 0, sizeof *r);
-	kio_in *in = kio_open_in(path, 1);
+	kio_in *in = kio_open_in(path, KIO_GZIP);
 	if (!in)
 		return KEXIT_IO;
 	size_t cap = 1 << 16, len = 0, got;

@@ -15,8 +15,8 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/kbfs-seeds.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$W"
 export PATH=$BIN:$PATH OMP_NUM_THREADS=1
-for d in kedge kpart_manifest kpart_rank kpred kio_lines run_json import_auto import_edgelist import_mtx \
-	import_metis import_dimacs import_sg; do
+for d in kedge kpart_manifest kpart_rank kpred kio_lines run_json roots build_info import_auto import_edgelist \
+	import_mtx import_metis import_dimacs import_sg; do
 	mkdir -p "$OUT/$d"
 done
 
@@ -35,6 +35,7 @@ for spec in "1 1 g3.kg" "1 2 g4.kg" "2 2 sparse.kg" "2 1 g3z.kg"; do
 	set -- $spec
 	kpart -q -R "$1" -C "$2" -o "p$n" "$3"
 	cp "p$n/manifest" "$OUT/kpart_manifest/manifest-$1x$2"
+	cp "p$n/build-info" "$OUT/build_info/build-info-$1x$2"
 	for f in "p$n"/rank-*.kpart; do
 		cp "$f" "$OUT/kpart_rank/$1x$2-$(basename "$f")"
 	done
@@ -56,6 +57,16 @@ cp tb/pred-* "$OUT/kpred/"
 cp "$FIX"/pred/* "$OUT/kpred/"
 cp "$FIX"/pred/* "$FIX"/roots/* "$OUT/kio_lines/"
 gzip -c "$FIX/roots/ok-crlf-no-final-newline.txt" >"$OUT/kio_lines/roots.gz"
+
+# roots files: the fixtures, a list with comments, blanks and a byte order
+# mark, gzip'd; build-info with the values kbfs must refuse
+cp "$FIX"/roots/* "$OUT/roots/"
+printf '\357\273\277# roots\n  1\t\n\n010\r\n18446744073709551615\n' >"$OUT/roots/mixed.txt"
+gzip -c "$OUT/roots/mixed.txt" >"$OUT/roots/mixed.txt.gz"
+printf '1\n0x10\n' >"$OUT/roots/hex.txt"
+printf 'construction_time = inf\ngeneration_time = nan\nread_time = 1e999\nbuild_time = 2.5\n' \
+	>"$OUT/build_info/not-finite"
+printf 'construction_time = 0.25\0junk\nprocesses = 4\n' >"$OUT/build_info/nul"
 cp run.json "$OUT/run_json/"
 cp "$FIX"/run/*.json "$OUT/run_json/"
 

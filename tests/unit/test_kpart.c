@@ -271,7 +271,7 @@ static int same_file(const char *a, const char *b)
 static int no_leftovers(const char *dir)
 {
 	char cmd[600];
-	snprintf(cmd, sizeof cmd, "ls -d %s.tmp.* >/dev/null 2>&1", dir);
+	snprintf(cmd, sizeof cmd, "ls -d %s.kbfs-tmp-* >/dev/null 2>&1", dir);
 	return system(cmd) != 0;
 }
 

@@ -88,19 +88,29 @@ int main(void)
 	mkdir(path, 0755);
 	snprintf(path, sizeof path, "%s/sub/file", dir);
 	touch(path);
-	char file[300];
+	char file[300], out[300], made[300] = "";
 	snprintf(file, sizeof file, "%s.tmp.abcdef", dir);
 	touch(file);
+	snprintf(out, sizeof out, "%s.out", dir);
+	int fds[2];
+	if (pipe(fds))
+		return 1;
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
 		klog_init("test_ksignal");
 		ktemp_register(dir);
 		ktemp_register(file);
+		/* an output's temporary and its lock (ktemp_create) */
+		char *tmp;
+		if (ktemp_create(out, &tmp) < 0 || write(fds[1], tmp, strlen(tmp) + 1) < 0)
+			_exit(98);
 		forbidden = 1;
 		raise(SIGTERM);
 		_exit(0); /* not reached: the handler re-raises SIGTERM */
 	}
+	close(fds[1]);
+	ok(read(fds[0], made, sizeof made - 1) > 0, "the child made a temporary file: %s", made);
 	int st = 0;
 	waitpid(pid, &st, 0);
 	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
@@ -108,6 +118,9 @@ int main(void)
 	struct stat sb;
 	ok(stat(dir, &sb) != 0, "the temporary directory tree is gone");
 	ok(stat(file, &sb) != 0, "the temporary file is gone");
+	char lock[320];
+	snprintf(lock, sizeof lock, "%s.lock", made);
+	ok(*made && stat(made, &sb) != 0 && stat(lock, &sb) != 0, "the output's temporary and its lock are gone");
 	if (stat(dir, &sb) == 0)
 		kfs_rmtree(dir);
 	unlink(file);
