@@ -413,7 +413,7 @@ typedef struct job {
 	kedge_reader *r;          /* the input, on the ranks that read it */
 	kedge_info info;
 	input_msg in;
-	uint32_t crc;             /* the input's CRC (the trailer's, or of the stream dealt out) */
+	uint32_t crc;             /* the input's CRC (the trailer's; a stream's once dealt out) */
 	int stream, idbytes, has_map;
 	plan pl;
 	uint64_t *map;            /* input ids, when the input has a map */
@@ -528,8 +528,10 @@ static int open_source(job *b)
 	}
 	if (b->stream) {
 		s->w = b->idbytes;
-		s->nv = UINT64_MAX; /* kedge_read checks the ids */
-		rc = kcomm_agree(b->comm, kdist_deal(b->comm, b->r, b->idbytes, &b->crc, &s->mem, &s->n));
+		s->nv = UINT64_MAX; /* kedge_read_raw checks the ids */
+		rc = kcomm_agree(b->comm, kdist_deal(b->comm, b->r, b->idbytes, &s->mem, &s->n));
+		if (!rc && b->me == 0) /* the stream's bytes and CRC, for the manifest */
+			kedge_trailer(b->r, &b->in.size, &b->crc);
 	} else {
 		s->r = b->r;
 		s->first = (uint64_t)((unsigned __int128)in->ne * (unsigned)b->me / (unsigned)b->P);

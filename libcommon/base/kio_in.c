@@ -104,6 +104,17 @@ static int fill(kio_in *in)
 	return 0;
 }
 
+void kio_pipe_grow(int fd)
+{
+#ifdef F_SETPIPE_SZ
+	struct stat st;
+	if (!fstat(fd, &st) && S_ISFIFO(st.st_mode) && fcntl(fd, F_GETPIPE_SZ) < KIO_PIPE)
+		(void)fcntl(fd, F_SETPIPE_SZ, KIO_PIPE);
+#else
+	(void)fd;
+#endif
+}
+
 kio_in *kio_open_in(const char *path, int flags)
 {
 	int allow_gzip = flags & KIO_GZIP;
@@ -139,6 +150,8 @@ kio_in *kio_open_in(const char *path, int flags)
 		}
 		if (flags & KIO_FILE)
 			fcntl(in->fd, F_SETFL, fcntl(in->fd, F_GETFL) & ~O_NONBLOCK);
+		if (S_ISFIFO(st.st_mode))
+			kio_pipe_grow(in->fd);
 		if (S_ISREG(st.st_mode)) {
 			/* standard input may start inside the file: sizes and
 			 * positioned reads count from where it stands */

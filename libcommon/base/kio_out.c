@@ -3,6 +3,7 @@
  * it once complete (kio_commit). */
 #include "kfs.h"
 #include "kio.h"
+#include "kio_internal.h"
 #include "klog.h"
 #include "kmem.h"
 #include "ktemp.h"
@@ -46,6 +47,7 @@ kio_out *kio_open_out(const char *path, int binary, int force)
 		}
 		o->name = kstrdup("-");
 		o->fp = stdout;
+		kio_pipe_grow(STDOUT_FILENO);
 		return o;
 	}
 	struct stat st;
@@ -73,6 +75,7 @@ kio_out *kio_open_out(const char *path, int binary, int force)
 			return NULL;
 		}
 		o->direct = 1;
+		kio_pipe_grow(fileno(o->fp));
 		return o;
 	}
 	/* a link is followed, so the file it names is replaced, not the link */

@@ -419,30 +419,78 @@ static int next_block(kedge_reader *r)
 	return 0;
 }
 
-int kedge_read(kedge_reader *r, uint64_t *uv, size_t max, size_t *got)
+/* All edges delivered: the end of the compressed blocks, the trailer. */
+static int read_end(kedge_reader *r)
+{
+	if (r->info.flags & KEDGE_F_ZLIB) {
+		unsigned char bh[8];
+		if (r->blkpos < r->blklen) {
+			kerror("'%s': a compressed block holds more edges than the header announces", kio_name(r->in));
+			return KEXIT_DATA;
+		}
+		int rc = kio_read_exact(r->in, bh, 8, "compressed edge data");
+		if (rc)
+			return rc;
+		if (kio_get32(bh) || kio_get32(bh + 4)) {
+			kerror("'%s': more edge data than the header announces", kio_name(r->in));
+			return KEXIT_DATA;
+		}
+	}
+	return check_trailer(r);
+}
+
+static inline uint64_t id_at(const unsigned char *p, unsigned idb, size_t k)
+{
+	return idb == 4 ? kio_get32(p + 4 * k) : kio_get64(p + 8 * k);
+}
+
+/* The ids of n stored tuples at p below nv, and their bytes' CRC chained
+ * onto r->crc, on all threads when n is large (pieces of ID_PIECE tuples,
+ * their CRCs merged in order); the first id out of bounds is the one named. */
+enum { ID_PIECE = 1 << 18 };
+static int check_tuples(kedge_reader *r, const unsigned char *p, size_t n)
+{
+	unsigned idb = r->info.idbytes;
+	size_t rec = 2 * (size_t)idb, np = (n + ID_PIECE - 1) / ID_PIECE, bad = SIZE_MAX;
+	uint64_t nv = r->info.nv;
+	uint32_t one[1], *crc = np > 1 ? kmalloc(kmul(np, 4)) : one;
+#pragma omp parallel for schedule(static) if (np > 1) reduction(min : bad)
+	for (size_t q = 0; q < np; q++) {
+		size_t a = q * ID_PIECE, b = n - a < ID_PIECE ? n : a + ID_PIECE;
+		crc[q] = kio_crc32(0, p + a * rec, (b - a) * rec);
+		for (size_t k = 2 * a; k < 2 * b; k++)
+			if (id_at(p, idb, k) >= nv) {
+				bad = k;
+				break;
+			}
+	}
+	for (size_t q = 0; q < np; q++) {
+		size_t a = q * ID_PIECE, b = n - a < ID_PIECE ? n : a + ID_PIECE;
+		r->crc = kio_crc32_combine(r->crc, crc[q], (b - a) * rec);
+	}
+	if (crc != one)
+		free(crc);
+	if (bad != SIZE_MAX) {
+		kerror("'%s': edge %llu has vertex %llu, beyond the %llu vertices declared", kio_name(r->in),
+		       (unsigned long long)(r->done + bad / 2), (unsigned long long)id_at(p, idb, bad),
+		       (unsigned long long)nv);
+		return KEXIT_DATA;
+	}
+	return 0;
+}
+
+/* The next tuples, up to max, as stored, checked (check_tuples): *p points
+ * at them, in buf (where a raw payload is read straight into it), in
+ * r->raw (buf NULL) or in the decoded block; *got = 0 at the end, once the
+ * trailer has been checked. */
+static int next_tuples(kedge_reader *r, unsigned char *buf, size_t max, const unsigned char **p, size_t *got)
 {
 	*got = 0;
 	if (r->finished)
 		return 0;
 	uint64_t left = r->info.ne - r->done;
-	if (left == 0) {
-		if (r->info.flags & KEDGE_F_ZLIB) {
-			unsigned char bh[8];
-			if (r->blkpos < r->blklen) {
-				kerror("'%s': a compressed block holds more edges than the header announces",
-				       kio_name(r->in));
-				return KEXIT_DATA;
-			}
-			int rc = kio_read_exact(r->in, bh, 8, "compressed edge data");
-			if (rc)
-				return rc;
-			if (kio_get32(bh) || kio_get32(bh + 4)) {
-				kerror("'%s': more edge data than the header announces", kio_name(r->in));
-				return KEXIT_DATA;
-			}
-		}
-		return check_trailer(r);
-	}
+	if (left == 0)
+		return read_end(r);
 	size_t n = max < left ? max : (size_t)left;
 	size_t rec = 2 * (size_t)r->info.idbytes;
 	if (r->info.flags & KEDGE_F_ZLIB) {
@@ -454,33 +502,47 @@ int kedge_read(kedge_reader *r, uint64_t *uv, size_t max, size_t *got)
 		size_t avail = (r->blklen - r->blkpos) / rec;
 		if (n > avail)
 			n = avail;
-		const unsigned char *b = r->blk + r->blkpos;
-		r->crc = kio_crc32(r->crc, b, n * rec);
-		decode(b, n, r->info.idbytes, uv);
+		*p = r->blk + r->blkpos;
 		r->blkpos += n * rec;
 	} else {
-		if (n > BLOCK_EDGES)
-			n = BLOCK_EDGES;
-		if (n * rec > r->rawcap) {
-			r->rawcap = n * rec;
-			r->raw = krealloc(r->raw, r->rawcap);
+		if (!buf) {
+			if (n > BLOCK_EDGES)
+				n = BLOCK_EDGES;
+			if (n * rec > r->rawcap) {
+				r->rawcap = n * rec;
+				r->raw = krealloc(r->raw, r->rawcap);
+			}
+			buf = r->raw;
 		}
-		int rc = kio_read_exact(r->in, r->raw, n * rec, "edge data");
+		int rc = kio_read_exact(r->in, buf, n * rec, "edge data");
 		if (rc)
 			return rc;
-		r->crc = kio_crc32(r->crc, r->raw, n * rec);
-		decode(r->raw, n, r->info.idbytes, uv);
+		*p = buf;
 	}
-	for (size_t k = 0; k < 2 * n; k++)
-		if (uv[k] >= r->info.nv) {
-			kerror("'%s': edge %llu has vertex %llu, beyond the %llu vertices declared", kio_name(r->in),
-			       (unsigned long long)(r->done + k / 2), (unsigned long long)uv[k],
-			       (unsigned long long)r->info.nv);
-			return KEXIT_DATA;
-		}
+	int rc = check_tuples(r, *p, n);
+	if (rc)
+		return rc;
 	r->done += n;
 	*got = n;
 	return 0;
+}
+
+int kedge_read(kedge_reader *r, uint64_t *uv, size_t max, size_t *got)
+{
+	const unsigned char *p;
+	int rc = next_tuples(r, NULL, max, &p, got);
+	if (!rc && *got)
+		decode(p, *got, r->info.idbytes, uv);
+	return rc;
+}
+
+int kedge_read_raw(kedge_reader *r, void *buf, size_t max, size_t *got)
+{
+	const unsigned char *p;
+	int rc = next_tuples(r, buf, max, &p, got);
+	if (!rc && *got && p != buf)
+		memcpy(buf, p, *got * 2 * (size_t)r->info.idbytes);
+	return rc;
 }
 
 const uint64_t *kedge_map(const kedge_reader *r) { return r->map; }
@@ -489,10 +551,15 @@ const char *kedge_name(const kedge_reader *r) { return kio_name(r->in); }
 
 int kedge_trailer(const kedge_reader *r, uint64_t *size, uint32_t *crc)
 {
-	if (!r->size)
+	if (r->size) {
+		*size = r->size;
+		*crc = r->data_crc;
+		return 1;
+	}
+	if (!r->finished)
 		return 0;
-	*size = r->size;
-	*crc = r->data_crc;
+	*size = kio_tell(r->in);
+	*crc = r->crc;
 	return 1;
 }
 

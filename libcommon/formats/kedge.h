@@ -62,6 +62,11 @@ int kedge_open(const char *path, kedge_reader **r, kedge_info *info);
 /* Read up to max edges into uv (u0 v0 u1 v1 ...).  *got = 0 once all edges
  * have been read and the trailer checked. */
 int kedge_read(kedge_reader *r, uint64_t *uv, size_t max, size_t *got);
+/* As kedge_read, the tuples as the file stores them: 2 * idbytes bytes
+ * each, little-endian (u v), into buf (room for max); a raw payload is
+ * read straight into buf, its CRC and the ids' bounds checked on all
+ * OpenMP threads.  What a stream's reader keeps as it arrives. */
+int kedge_read_raw(kedge_reader *r, void *buf, size_t max, size_t *got);
 /* Original ids (nv entries) or NULL when the file has no map. */
 const uint64_t *kedge_map(const kedge_reader *r);
 /* 1 when edges can be read at any index (regular file, raw payload). */
@@ -72,8 +77,8 @@ int kedge_seekable(const kedge_reader *r);
  * kedge_trailer (kcomm_crc32_concat joins the ranks' pieces). */
 int kedge_read_at(kedge_reader *r, uint64_t first, uint64_t count, uint64_t *uv, uint32_t *crc);
 /* A regular file's size and its payload CRC as the trailer records it
- * (both checked by kedge_open): 1, or 0 for a stream (whose CRC kedge_read
- * checks at the end). */
+ * (both checked by kedge_open): 1.  A stream's, once read to its end (its
+ * trailer checked): the bytes read and the CRC, 1; before, 0. */
 int kedge_trailer(const kedge_reader *r, uint64_t *size, uint32_t *crc);
 const char *kedge_name(const kedge_reader *r);
 void kedge_close(kedge_reader *r);

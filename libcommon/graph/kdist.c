@@ -9,23 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void encode(const uint64_t *uv, size_t k, int w, unsigned char *b)
+/* Room in *mem for *n + more tuples of rec bytes (doubling: a stream's
+ * memory follows what has arrived). */
+static void reserve(unsigned char **mem, uint64_t n, size_t *cap, size_t more, size_t rec)
 {
-	for (size_t e = 0; e < 2 * k; e++)
-		if (w == 4)
-			kio_put32(b + 4 * e, (uint32_t)uv[e]);
-		else
-			kio_put64(b + 8 * e, uv[e]);
-}
-
-static void append(unsigned char **mem, uint64_t *n, size_t *cap, const void *src, size_t got, size_t rec)
-{
-	if ((*n + got) * rec > *cap) {
-		*cap = (*n + got) * rec * 2;
+	if ((n + more) * rec > *cap) {
+		*cap = (n + more) * rec * 2;
 		*mem = krealloc(*mem, *cap);
 	}
-	if (src)
-		memcpy(*mem + *n * rec, src, got * rec);
 }
 
 /* What precedes a chunk dealt out (KCOMM_TAG_DEAL_HEAD). */
@@ -34,43 +25,40 @@ typedef struct deal_msg {
 	uint64_t rc;     /* at the end: rank 0's code */
 } deal_msg;
 
-int kdist_deal(kcomm *comm, kedge_reader *r, int idbytes, uint32_t *crc, unsigned char **mem, uint64_t *n)
+int kdist_deal(kcomm *comm, kedge_reader *r, int idbytes, unsigned char **mem, uint64_t *n)
 {
 	int P = kcomm_size(comm), me = kcomm_rank(comm), rc = 0;
 	size_t rec = 2 * (size_t)idbytes, cap = *mem ? *n * rec : 0;
 	deal_msg h;
 	if (me == 0) {
-		uint64_t *uv = kmalloc((size_t)KDIST_CHUNK * 16);
-		unsigned char *enc = kmalloc((size_t)KDIST_CHUNK * rec);
+		/* rank 0's own chunks are read straight into its buffer */
+		unsigned char *out = P > 1 ? kmalloc((size_t)KDIST_CHUNK * rec) : NULL;
 		for (uint64_t c = 0;; c++) {
 			size_t got = 0;
-			if ((rc = kedge_read(r, uv, KDIST_CHUNK, &got)) || !got)
-				break;
-			encode(uv, got, idbytes, enc);
-			if (crc)
-				*crc = kio_crc32(*crc, enc, got * rec);
 			int d = (int)(c % (uint64_t)P);
+			if (!d)
+				reserve(mem, *n, &cap, KDIST_CHUNK, rec);
+			if ((rc = kedge_read_raw(r, d ? out : *mem + *n * rec, KDIST_CHUNK, &got)) || !got)
+				break;
 			if (d) {
 				h = (deal_msg){.tuples = got, .rc = 0};
 				kcomm_send(comm, &h, sizeof h, d, KCOMM_TAG_DEAL_HEAD);
-				kcomm_send(comm, enc, got * rec, d, KCOMM_TAG_DEAL_DATA);
-				continue;
+				kcomm_send(comm, out, got * rec, d, KCOMM_TAG_DEAL_DATA);
+			} else {
+				*n += got;
 			}
-			append(mem, n, &cap, enc, got, rec);
-			*n += got;
 		}
 		h = (deal_msg){.tuples = 0, .rc = (uint64_t)rc};
 		for (int d = 1; d < P; d++)
 			kcomm_send(comm, &h, sizeof h, d, KCOMM_TAG_DEAL_HEAD);
-		free(uv);
-		free(enc);
+		free(out);
 		return rc;
 	}
 	for (;;) {
 		kcomm_recv(comm, &h, sizeof h, 0, KCOMM_TAG_DEAL_HEAD);
 		if (!h.tuples)
 			return (int)h.rc;
-		append(mem, n, &cap, NULL, h.tuples, rec);
+		reserve(mem, *n, &cap, h.tuples, rec);
 		kcomm_recv(comm, *mem + *n * rec, h.tuples * rec, 0, KCOMM_TAG_DEAL_DATA);
 		*n += h.tuples;
 	}
@@ -94,16 +82,16 @@ static void scatter(kcomm *comm, const uint64_t *all, uint64_t ne, kdist_edges *
 	}
 }
 
-/* A stream dealt as 8-byte ids: the buffer holds the tuples in kio byte order. */
-static int deal(kcomm *comm, kedge_reader *r, kdist_edges *e)
+/* A stream dealt as the file stores it (idbytes-wide ids), then widened. */
+static int deal(kcomm *comm, kedge_reader *r, int idbytes, kdist_edges *e)
 {
 	unsigned char *mem = NULL;
 	uint64_t n = 0;
-	int rc = kdist_deal(comm, r, 8, NULL, &mem, &n);
+	int rc = kdist_deal(comm, r, idbytes, &mem, &n);
 	e->ne_local = n;
 	e->uv = kmalloc(kmul((size_t)n, 16) + 16);
 	for (uint64_t k = 0; k < 2 * n; k++)
-		e->uv[k] = kio_get64(mem + 8 * k);
+		e->uv[k] = idbytes == 4 ? kio_get32(mem + 4 * k) : kio_get64(mem + 8 * k);
 	free(mem);
 	return rc;
 }
@@ -113,7 +101,7 @@ enum { LOAD_TEXT, LOAD_STREAM, LOAD_SEEKABLE };
 typedef struct load_msg {
 	uint64_t rc;
 	uint64_t how; /* LOAD_*: a text graph (scattered), an edge file dealt out, or read in slices */
-	uint64_t nv, ne;
+	uint64_t nv, ne, idbytes;
 } load_msg;
 
 int kdist_load(kcomm *comm, const char *path, kdist_edges *e)
@@ -121,7 +109,7 @@ int kdist_load(kcomm *comm, const char *path, kdist_edges *e)
 	int rank = kcomm_rank(comm), P = kcomm_size(comm);
 	memset(e, 0, sizeof *e);
 	/* rank 0 looks at the first bytes: kedge, or text for kimport */
-	load_msg h = {0, LOAD_TEXT, 0, 0};
+	load_msg h = {0, LOAD_TEXT, 0, 0, 0};
 	kedge_reader *r = NULL;
 	kedge_info info;
 	kimport_result imp;
@@ -135,6 +123,7 @@ int kdist_load(kcomm *comm, const char *path, kdist_edges *e)
 			if (!h.rc) {
 				h.nv = info.nv;
 				h.ne = info.ne;
+				h.idbytes = info.idbytes;
 				if (kedge_map(r)) {
 					e->map = kmalloc(kmul((size_t)info.nv, 8) + 8);
 					memcpy(e->map, kedge_map(r), (size_t)info.nv * 8);
@@ -162,7 +151,7 @@ int kdist_load(kcomm *comm, const char *path, kdist_edges *e)
 		return 0;
 	}
 	if (h.how == LOAD_STREAM) {
-		int rc = deal(comm, r, e);
+		int rc = deal(comm, r, (int)h.idbytes, e);
 		kedge_close(r); /* the reader owns info.prov */
 		return rc;
 	}

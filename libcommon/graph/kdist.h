@@ -1,12 +1,13 @@
 /*
  * kdist: an edge list read once and spread over the ranks of a job.
  *
- * kdist_deal: rank 0 reads an edge stream to its end (kedge_read checks
- * the CRC and the trailer) and deals it out in chunks of KDIST_CHUNK
- * tuples, chunk c to rank c % P, each encoded as idbytes-wide (4 or 8)
- * little-endian ids; every rank appends its chunks, in order, to a byte
- * buffer.  kpart deals a stream with it; kdist_load uses it for an edge
- * file that cannot be read at an index.
+ * kdist_deal: rank 0 reads an edge stream to its end (kedge_read_raw
+ * checks the ids, the CRC and the trailer) and deals it out in chunks of
+ * KDIST_CHUNK tuples, chunk c to rank c % P, as the file stores them
+ * (idbytes-wide little-endian ids); every rank appends its chunks, in
+ * order, to a byte buffer (rank 0 reads its own straight into it).  kpart
+ * deals a stream with it; kdist_load uses it for an edge file that cannot
+ * be read at an index.
  *
  * kdist_load: a program's whole graph input, an edge file (kedge(5)) or a
  * text graph kimport reads (SNAP/GAP edge list, Matrix Market, METIS):
@@ -30,11 +31,11 @@
 
 enum { KDIST_CHUNK = 1 << 18 }; /* tuples a chunk */
 
-/* Deal r (open on rank 0; ignored elsewhere).  *mem (grown with
- * krealloc) and *n (tuples) get this rank's chunks appended; on rank 0,
- * *crc (when not NULL) is updated over the encoding of every chunk, in
- * file order. */
-int kdist_deal(kcomm *comm, kedge_reader *r, int idbytes, uint32_t *crc, unsigned char **mem, uint64_t *n);
+/* Deal r (open on rank 0; ignored elsewhere); idbytes: its id width,
+ * known on every rank.  *mem (grown with krealloc) and *n (tuples) get
+ * this rank's chunks appended.  Afterwards kedge_trailer(r) on rank 0
+ * gives the bytes read and the CRC of the edge data. */
+int kdist_deal(kcomm *comm, kedge_reader *r, int idbytes, unsigned char **mem, uint64_t *n);
 
 typedef struct kdist_edges {
 	uint64_t *uv;      /* this rank's tuples: 2 * ne_local internal ids */

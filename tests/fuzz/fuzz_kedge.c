@@ -1,8 +1,8 @@
 /* fuzz_kedge: the edge file reader (kedge(5)) -- header, provenance, id
  * map, raw and compressed payload, trailer -- as a regular file (size
  * checks, reads at an index) and as a stream (memory as data arrive),
- * sequentially, at an index and whole (kedge_load); then again with every
- * checksum made right. */
+ * sequentially (decoded and as stored), at an index and whole
+ * (kedge_load); then again with every checksum made right. */
 #include "fuzz.h"
 #include "kedge.h"
 
@@ -20,6 +20,14 @@ static void read_all(const char *path)
 	while (!(rc = kedge_read(r, uv, 4096, &got)) && got)
 		;
 	kedge_close(r);
+	if (!kedge_open(path, &r, &info)) { /* as kpart keeps a stream: raw, then its size and CRC */
+		uint32_t crc;
+		uint64_t size;
+		while (!(rc = kedge_read_raw(r, uv, 1024, &got)) && got)
+			;
+		kedge_trailer(r, &size, &crc);
+		kedge_close(r);
+	}
 	if (!kedge_open(path, &r, &info)) {
 		uint32_t crc = 0, want;
 		uint64_t size;

@@ -1,0 +1,78 @@
+#!/bin/bash
+# kgen -o - | kpart -: the edge file never on disk, the same partition as
+# from the file (every rank file and the manifest the same bytes but for the
+# source's name; build-info the same but for its timings and command line),
+# on one process and under mpirun (rank 0 reads the pipe and deals it out);
+# a stream cut short fails with exit 1 and leaves no partition behind.
+. "$(dirname "$0")/lib.sh"
+export LC_ALL=C
+kgen -q -s 12 -o "$T/g.kg" && kgen -q -s 12 -f text -o "$T/g.txt" && kgen -q --from "$T/g.txt" -o "$T/m.kg" ||
+	{ echo "Bail out! kgen failed"; exit 1; }
+size=$(wc -c <"$T/g.kg" | tr -d ' ')
+
+# same_but_source A B: the rank files of A (one at least) are B's bytes, the
+# manifests differ in the source's name (and so their checksum) alone, and
+# build-info in its timings and command line alone
+same_but_source() {
+	local f n=0
+	for f in "$1"/rank-*.kpart; do
+		[ -f "$f" ] && cmp -s "$f" "$2/${f##*/}" || { echo "#   ${f##*/} differs"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] && [ "$(grep -c '^source = ' "$2/manifest")" = 1 ] &&
+		cmp -s <(grep -Ev '^(source|checksum) = ' "$1/manifest") <(grep -Ev '^(source|checksum) = ' "$2/manifest") &&
+		cmp -s <(grep -Ev '^([a-z]+_time|command) = ' "$1/build-info") \
+			<(grep -Ev '^([a-z]+_time|command) = ' "$2/build-info")
+}
+# value KEY DIR: a manifest value
+value() { sed -n "s/^$1 = //p" "$2/manifest"; }
+# none DIR: neither DIR nor a temporary of it is there
+none() { ! ls -d "$1" "$1".kbfs-tmp-* >/dev/null 2>&1; }
+
+for g in 1x1 2x1 1x2 2x2; do
+	R=${g%x*} C=${g#*x} np=$((R * C))
+	kpart -q -R "$R" -C "$C" -o "$T/f-$g" "$T/g.kg" || { echo "Bail out! kpart $g failed"; exit 1; }
+	run_ok "$g, one process: kgen -o - | kpart -" sh -c "kgen -q -s 12 -o - | kpart -q -R $R -C $C -o '$T/s-$g' -"
+	ok "$g, one process: the file's partition (rank files, manifest but its source, build-info)" \
+		same_but_source "$T/f-$g" "$T/s-$g"
+	if [ "$np" -gt 1 ] && have_mpi; then
+		MPIRUN "$np" kpart -q -R "$R" -C "$C" -o "$T/fm-$g" "$T/g.kg"
+		run_ok "$g, mpirun -np $np: kgen -o - | mpirun kpart - (rank 0 reads, deals)" \
+			sh -c "kgen -q -s 12 -o - | mpirun --oversubscribe -np $np kpart -q -R $R -C $C -o '$T/m-$g' -"
+		ok "$g, mpirun -np $np: the file's partition under mpirun" same_but_source "$T/fm-$g" "$T/m-$g"
+	elif [ "$np" -gt 1 ]; then
+		skip "$g under mpirun: no mpirun"
+		skip "$g under mpirun: no mpirun"
+	fi
+done
+is "$(value source "$T/s-1x1")" "-" "the stream's manifest names its source '-'"
+is "$(value source_bytes "$T/s-1x1")" "$size" "and the bytes it read: the edge file's size"
+is "$(value source_crc32 "$T/s-1x1")" "$(value source_crc32 "$T/f-1x1")" "and the edge data's CRC"
+
+# a compressed stream, and an imported graph (its id map on the way)
+run_ok "kgen -z -o - | kpart -" sh -c "kgen -q -s 12 -z -o - | kpart -q -R 2 -C 2 -o '$T/z' -"
+ok "compressed: the same rank files" sh -c "cd '$T/f-2x2' && for f in rank-*; do cmp -s \$f '$T/z/'\$f || exit 1; done"
+kpart -q -R 2 -C 1 -o "$T/f-map" "$T/m.kg"
+run_ok "kgen --from g.txt -o - | kpart -" sh -c "kgen -q --from '$T/g.txt' -o - | kpart -q -R 2 -C 1 -o '$T/s-map' -"
+ok "imported: the file's partition" same_but_source "$T/f-map" "$T/s-map"
+
+# cut_stream N CMD...: kgen's stream, its first N bytes only, into CMD;
+# CMD's exit status (kgen ends quietly on the broken pipe)
+cut_stream() {
+	local n=$1
+	shift
+	kgen -q -s 12 -o - | head -c "$n" | "$@"
+	return "${PIPESTATUS[2]}"
+}
+for n in 20 100000 $((size - 10)); do
+	must_fail 1 "a stream cut after $n bytes: exit 1" cut_stream "$n" kpart -q -R 1 -C 1 -o "$T/cut" -
+	stderr_has "truncated" "... called truncated"
+	ok "... no partition, no temporary" none "$T/cut"
+	if have_mpi; then
+		cut_stream "$n" mpirun --oversubscribe -np 4 kpart -q -R 2 -C 2 -o "$T/mcut" - >"$T/out" 2>"$T/err"
+		is "$?" 1 "mpirun -np 4, a stream cut after $n bytes: exit 1"
+		stderr_has "truncated" "... called truncated"
+		ok "... no partition, no temporary" none "$T/mcut"
+	fi
+done
+done_testing
