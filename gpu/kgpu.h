@@ -84,11 +84,13 @@ typedef struct kgpu_opts {
 	int peer;             /* the NCCL transport's device-resident levels between the GPUs of one host
 			       * (kgpu_transport_nccl): 0 off, 1 when every rank can (default), 2 required */
 	int dense_push;       /* peer levels: send every word of each bitmap, not only those that changed */
+	int no_marks;         /* record no phase events in the levels (KBFS_CUDA_MARKS=0: their host cost
+			       * measured; the levels' phase times are then 0) */
 } kgpu_opts;
 
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
  * small graphs): KBFS_CUDA_TD_CHUNK=N sets td_chunk, KBFS_CUDA_OFF64=1 sets
- * off64 (both read here), KBFS_CUDA_FREE_BYTES=N makes the memory check
+ * off64, KBFS_CUDA_MARKS=0 sets no_marks (all read here), KBFS_CUDA_FREE_BYTES=N makes the memory check
  * see at most N free bytes. */
 void kgpu_opts_default(kgpu_opts *o);
 /* The defaults without the test hooks: what kgpu_opts_default starts from

@@ -52,6 +52,9 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	v = getenv("KBFS_CUDA_OFF64");
 	if (v && strcmp(v, "1") == 0)
 		o->off64 = 1;
+	v = getenv("KBFS_CUDA_MARKS");
+	if (v && strcmp(v, "0") == 0)
+		o->no_marks = 1;
 }
 
 [[noreturn]] void kgpu_fail(const char *what, const char *file, int line, const char *why)

@@ -172,6 +172,17 @@ fi
 part 12 1x1
 run_ok "kbfs --json records the GPU" kb 1x1 --engine cuda -n 2 --json "$T/j.json" "$PART"
 ok "the JSON names the GPU's UUID" grep -q 'GPU-' "$T/j.json"
+ok "with the phase marks, a level's local step has a time" python3 -c "
+import json
+d = json.load(open('$T/j.json'))
+assert any(l['time']['local'] > 0 for r in d['roots'] for l in r['levels'])"
+# the ablation without the phase events: the same trees, the phases 0
+run_ok "KBFS_CUDA_MARKS=0 kbfs: trees validate" env KBFS_CUDA_MARKS=0 kbfs --engine cuda -n 2 --json "$T/nm.json" "$PART"
+ok "KBFS_CUDA_MARKS=0: every phase time 0, the search timed" python3 -c "
+import json
+d = json.load(open('$T/nm.json'))
+assert all(v == 0 for r in d['roots'] for l in r['levels'] for v in l['time'].values())
+assert all(r['time'] > 0 and r['valid'] for r in d['roots'])"
 
 # memory plan: --dry-run prints it; a run that does not fit stops before allocating
 run_ok "kbfs --engine cuda --dry-run" kb 1x1 --engine cuda --dry-run "$PART"

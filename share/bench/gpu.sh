@@ -16,7 +16,8 @@
 # --multi also writes each run's per-level summary (levels.py) beside its JSON
 # and, with --svg, a kstat --svg scaling plot of all its runs.
 # The ablation: the input's order (a kpart --relabel none partition), the
-# default validated and not, then one option off at a time: --step-sync,
+# default validated and not, then without the phase marks (KBFS_CUDA_MARKS=0:
+# what their events cost), then one option off at a time: --step-sync,
 # --no-bu-first, --no-td-small, --bu-kernel word, the first issue's path, --kernel edge (word kernel and
 # step waits), the directions, the exchanges (grids of several ranks: the
 # wire forms, then the peer transport's --dense-push and --transport nccl
@@ -222,6 +223,8 @@ ablation)
 	search "s$SCALE-$GRID-baseline" "$GRID" $ng -n "$ROOTS"
 	search "s$SCALE-$GRID-default" "$GRID" $ng -n "$ROOTS" --no-validate
 	if [ $wired = 1 ]; then
+		# what the phase marks cost (their events; the phase times are then 0)
+		KBFS_CUDA_MARKS=0 search "s$SCALE-$GRID-no-marks" "$GRID" $ng -n "$ROOTS" --no-validate
 		search "s$SCALE-$GRID-step-sync" "$GRID" $ng -n "$ROOTS" --no-validate --step-sync
 		search "s$SCALE-$GRID-no-bu-first" "$GRID" $ng -n "$ROOTS" --no-validate --no-bu-first
 		search "s$SCALE-$GRID-no-td-small" "$GRID" $ng -n "$ROOTS" --no-validate --no-td-small
