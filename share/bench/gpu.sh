@@ -13,8 +13,15 @@
 #                                           first; a speed-up column against it (default 26)
 #   share/bench/gpu.sh --multi --runs 'S:RxC ...'  exactly these runs (weak scaling: '26:1x1
 #                                           27:2x1 28:4x1'), speed-ups against the first row
-# --multi also writes each run's per-level summary (levels.py) beside its JSON
-# and, with --svg, a kstat --svg scaling plot of all its runs.
+#   share/bench/gpu.sh --multi --weak [SCALE...]  also the weak-scaling runs S:1x1,
+#                                           S+1:2x1, S+2:4x1 (S the first scale, as the
+#                                           GPUs allow), each partition built once
+# --multi also writes each run's per-level summary (levels.py) beside its JSON,
+# ends with three tables (strong scaling: the best grid a GPU count against
+# the same scale's 1x1; grid shapes against the best; with --weak, GTEPS a
+# GPU against the first weak run) and, with --svg, a kstat --svg scaling
+# plot of all its runs.  The strong, weak and grid-shape tables of one
+# device call: gpu.sh --multi --weak --shm --drop --svg FILE 26 28.
 # The ablation: the input's order (a kpart --relabel none partition), the
 # default validated and not, then without the phase marks (KBFS_CUDA_MARKS=0:
 # what their events cost), then one option off at a time: --step-sync,
@@ -37,7 +44,8 @@
 # Grids of several ranks are partitioned under mpirun (the ranks share the
 # work); every mpirun runs with --bind-to none so a rank's threads spread.
 # Environment: KBFS_BENCH_DIR, OUT, THREADS (default nproc), KBFS_BENCH_ENGINE
-# (default cuda; cpu for a comparison row), KBFS_BENCH_GPUS (CUDA_VISIBLE_DEVICES), KBFS_ARGS
+# (default cuda; cpu for a comparison row, or to try --multi without GPUs:
+# KBFS_BENCH_NGPU ranks, default 4, stand for the GPUs), KBFS_BENCH_GPUS (CUDA_VISIBLE_DEVICES), KBFS_ARGS
 # (extra kbfs options for every run).
 set -u
 set -o pipefail
@@ -60,12 +68,15 @@ CORE=0
 GRIDS=
 RUNS=
 SVG=
+WEAK=0
+WEAKRUNS=
 SCALES=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--ablation) MODE=ablation; shift; [ $# -gt 0 ] && SCALES+=("$1") ;;
 	--two-gpu) MODE=two ;;
 	--multi) MODE=multi ;;
+	--weak) WEAK=1 ;;
 	--runs) shift; RUNS=$1; RUNS_GIVEN=1 ;;
 	--svg) shift; SVG=$1 ;;
 	--shm) WORK=/dev/shm/kbfs-bench ;;
@@ -95,13 +106,24 @@ fi
 for p in kgen kpart kbfs; do
 	[ -x "$BIN/$p" ] || { echo "gpu.sh: $BIN/$p missing: run make first" >&2; exit 3; }
 done
-command -v nvidia-smi >/dev/null && nvidia-smi -L | grep -q GPU || { echo "gpu.sh: no GPU visible" >&2; exit 4; }
+# the GPUs: nvidia-smi's, or KBFS_BENCH_NGPU ranks of the CPU engine (a
+# try of the script's logic on a machine without GPUs)
+if [ "$ENGINE" = cpu ]; then
+	NGPU=${KBFS_BENCH_NGPU:-4}
+	GPULIST() { echo "CPU engine, $NGPU ranks at most"; }
+else
+	command -v nvidia-smi >/dev/null && nvidia-smi -L | grep -q GPU || { echo "gpu.sh: no GPU visible" >&2; exit 4; }
+	NGPU=$(nvidia-smi -L | grep -c '^GPU')
+	GPULIST() { nvidia-smi -L; }
+fi
 mkdir -p "$WORK" "$OUTD"
 TABLE=$OUTD/gpu-bench-$MODE.txt
+ROWS=$OUTD/gpu-bench-$MODE.rows
+: >"$ROWS"
 {
 	echo "# gpu.sh $MODE ${SCALES[*]} on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "# $(kbfs --version 2>&1 | tr '\n' ' ')"
-	nvidia-smi -L | sed 's/^/# /'
+	GPULIST | sed 's/^/# /'
 	echo "# threads $THREADS, roots $ROOTS, work dir $WORK"
 } | tee "$TABLE"
 wired=0
@@ -194,6 +216,41 @@ header() {
 		"valid. s" "gen s" "part s" "kbfs s" status options | tee -a "$TABLE"
 }
 
+# summary ROWS WEAKRUNS: the strong-scaling, grid-shape and weak-scaling
+# tables of a --multi run, from its rows (scale grid ranks GTEPS)
+summary() {
+	awk -v weak="$2" '
+	{ S[NR] = $1; G[NR] = $2; N[NR] = $3; T[NR] = $4; n = NR
+	  if ($3 == 1) one[$1] = $4
+	  k = $1 " " $3; if (!(k in best) || $4 > best[k]) { best[k] = $4; bestg[k] = $2 } }
+	END {
+		print "# strong scaling: GTEPS by GPUs, the best grid, x the same scale on one GPU"
+		for (i = 1; i <= n; i++) {
+			k = S[i] " " N[i]
+			if (done[k]++ || !(S[i] in one)) continue
+			printf "#   scale %s, %d GPU%s: %.1f (%s, %.2fx)\n", S[i], N[i], (N[i] > 1 ? "s" : ""), best[k], bestg[k], best[k] / one[S[i]]
+		}
+		print "# grid shapes: each grid x the best of its scale and GPUs"
+		for (i = 1; i <= n; i++) {
+			k = S[i] " " N[i]
+			if (N[i] > 1 && best[k] > 0) printf "#   scale %s, %s: %.1f (%.2f of %s)\n", S[i], G[i], T[i], T[i] / best[k], bestg[k]
+		}
+		m = split(weak, W, " ")
+		if (m) {
+			print "# weak scaling: GTEPS a GPU, % of the first run"
+			for (w = 1; w <= m; w++) {
+				split(W[w], p, ":")
+				for (i = 1; i <= n; i++)
+					if (S[i] == p[1] && G[i] == p[2]) {
+						if (!b) b = T[i] / N[i]
+						printf "#   %s: %.1f GTEPS, %.1f a GPU (%.0f%%)\n", W[w], T[i], T[i] / N[i], 100 * T[i] / N[i] / b
+						break
+					}
+			}
+		}
+	}' "$1"
+}
+
 case $MODE in
 scales)
 	header
@@ -283,13 +340,24 @@ two)
 	done
 	;;
 multi)
-	ngpu=$(nvidia-smi -L | grep -c '^GPU')
+	ngpu=$NGPU
 	if [ -z "$RUNS" ]; then
 		for SCALE in "${SCALES[@]}"; do
 			for g in $GRIDS; do
 				[ $((${g%x*} * ${g#*x})) -le "$ngpu" ] && RUNS="$RUNS $SCALE:$g"
 			done
 		done
+		if [ $WEAK = 1 ]; then
+			# S:1x1, S+1:2x1, S+2:4x1 ... from the first scale, as the GPUs allow
+			s=${SCALES[0]} n=1
+			while [ $n -le "$ngpu" ]; do
+				WEAKRUNS="$WEAKRUNS $s:${n}x1"
+				s=$((s + 1)) n=$((n * 2))
+			done
+			# in order of scale (one scale's files at a time), each run once
+			RUNS=$(for r in $RUNS $WEAKRUNS; do echo "$r"; done | awk -F: '!seen[$0]++ { print $1, NR, $0 }' |
+				sort -n -k1,1 -k2,2 | awk '{ print $3 }' | tr '\n' ' ')
+		fi
 	fi
 	header
 	base=
@@ -310,6 +378,7 @@ multi)
 		partition "$SCALE" "$g"
 		search "s$SCALE-$g-multi" "$g" "$np" -n "$ROOTS"
 		jsons+=("$OUTD/s$SCALE-$g-multi.json")
+		echo "$SCALE $g $np $LAST_GTEPS" >>"$ROWS"
 		# the first row of a scale (or of --runs) is the base of the speed-ups
 		if [ -z "$base" ] || { [ -z "${RUNS_GIVEN:-}" ] && [ "$g" = 1x1 ]; }; then base=$LAST_GTEPS; fi
 		awk -v a="$LAST_GTEPS" -v b="$base" -v r="$run" 'BEGIN { if (b > 0) printf "#   %s: %.2fx the base row\n", r, a / b }' | tee -a "$TABLE"
@@ -319,6 +388,7 @@ multi)
 	done
 	[ -n "$SVG" ] && [ ${#jsons[@]} -gt 0 ] && kstat --svg "$SVG" "${jsons[@]}" >"$OUTD/multi-kstat.txt" 2>&1
 	cat "$OUTD"/*-multi.levels >"$OUTD/multi-levels.txt" 2>/dev/null
+	summary "$ROWS" "$WEAKRUNS" | tee -a "$TABLE"
 	;;
 esac
 echo "# table: $TABLE; logs and JSON: $OUTD" | tee -a "$TABLE"
