@@ -6,7 +6,11 @@ phase summed over a search's levels (expand, local, fold, update, sv,
 allreduce), what is left of the search time outside the levels (reset,
 the final predecessor step, barriers; the predecessors' own share, pred_time,
 in brackets), the levels per search and the
-bytes of each exchange; then the per-level table of the median root.
+bytes of each exchange; the small levels (every root's levels whose frontier and found
+vertices are at most 32768 each, 4 KiB as bits): their count and the median of their local step, of their
+exchange phases (expand, fold, update, sv, allreduce: on one GPU the
+update alone) and of their whole, a level's fixed cost; then the
+per-level table of the median root.
 A benchmark aid (share/bench), not used by the tests.
 """
 import json
@@ -42,6 +46,14 @@ def one(path):
           "  outside levels %s (predecessors %s)" % (us(tm - inl), us(pt)))
     print("  per search (bytes sent per rank, summed over ranks): " +
           "  ".join("%s %.0f" % (x, byt[x]) for x in XG))
+    small = [l for r in roots for l in r["levels"] if l["frontier"] <= 32768 and l["found"] <= 32768]
+    if small:
+        xp = [p for p in PH if p != "local"]
+        med = lambda f: us(statistics.median(f(l) for l in small))
+        print("  small levels (frontier and found <= 32768): %d of %d, median (us): local %s, exchange phases %s, "
+              "whole %s" % (len(small), sum(len(r["levels"]) for r in roots), med(lambda l: l["time"]["local"]),
+                            med(lambda l: sum(l["time"][p] for p in xp)),
+                            med(lambda l: sum(l["time"][p] for p in PH))))
     rs = sorted(roots, key=lambda r: r["time"])
     r = rs[len(rs) // 2]
     print("  median root %d, %s us:" % (r["root"], us(r["time"])))
