@@ -29,6 +29,8 @@ decoys() {
 	printf 'kbfs-tmp 1\nkind=file\npid=%d\nhost=%s\nprogram=kgen\n' $$ "$(hostname)" >"$o.kbfs-tmp-Ij56Kl.lock"
 	mkdir -p "$o.kbfs-tmp-Mn78Op" && echo mine >"$o.kbfs-tmp-Mn78Op/notes" # a directory, the lock says file
 	printf 'kbfs-tmp 1\nkind=file\npid=999999999\nhost=%s\nprogram=kgen\n' "$(hostname)" >"$o.kbfs-tmp-Mn78Op.lock"
+	echo mine >"$o.kbfs-tmp-Qr12St"             # a lock like kbfs's, of a dead pid, but not kbfs's first line
+	printf 'kind=file\npid=999999999\nhost=%s\nprogram=kgen\n' "$(hostname)" >"$o.kbfs-tmp-Qr12St.lock"
 	old "$o".old.backup "$o".tmp.2024ab/notes "$o".tmp.2024ab "$o".kbfs-tmp-*/notes "$o".kbfs-tmp-*
 }
 # intact OUT: every decoy of OUT is still there, as it was
@@ -36,7 +38,7 @@ intact() {
 	local o=$1 f
 	for f in "$o.old.backup" "$o.tmp.2024ab/notes" "$o.kbfs-tmp-Ab12Cd" "$o.kbfs-tmp-Ef34Gh" \
 		"$o.kbfs-tmp-Ef34Gh.lock" "$o.kbfs-tmp-Ij56Kl" "$o.kbfs-tmp-Ij56Kl.lock" "$o.kbfs-tmp-Mn78Op/notes" \
-		"$o.kbfs-tmp-Mn78Op.lock"; do
+		"$o.kbfs-tmp-Mn78Op.lock" "$o.kbfs-tmp-Qr12St" "$o.kbfs-tmp-Qr12St.lock"; do
 		[ -f "$f" ] || { echo "#   $f is gone"; return 1; }
 	done
 	[ "$(cat "$o.old.backup" "$o.tmp.2024ab/notes")" = "$(printf 'mine\nmine')" ]
