@@ -68,16 +68,20 @@ mkdir "$T/trees" && cp "$D/pred/pred-1.txt" "$T/trees/" && echo 1 >"$T/trees/pre
 run_ok "1: kvalidate DIR passes over a kbfs temporary in it" kvalidate "$D/g.kg" "$T/trees"
 is "$(grep -c ': valid' "$T/out")" 1 "1: ... one tree checked"
 
-# kill_mid_write PID GLOB: SIGKILL for PID once a file matching GLOB (its
-# temporary) is there, as soon as it is seen (stopped first: no machine is
-# fast enough to finish in between); 10 s at most
-kill_mid_write() {
+# stop_mid_write PID GLOB: SIGSTOP for PID once a file matching GLOB (its
+# temporary) is there, as soon as it is seen (no machine is fast enough to
+# finish in between); 10 s at most
+stop_mid_write() {
 	local pid=$1 glob=$2 t0=$SECONDS
 	# shellcheck disable=SC2086 # the glob is meant to expand
 	until ls -d $glob >/dev/null 2>&1 || [ $((SECONDS - t0)) -ge 10 ]; do :; done
 	kill -STOP "$pid" 2>/dev/null
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+}
+# kill_mid_write PID GLOB: the same, then SIGKILL
+kill_mid_write() {
+	stop_mid_write "$@"
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
 }
 # a run killed with SIGKILL leaves its temporary and its lock; the next
 # run removes both once they are stale
@@ -136,6 +140,19 @@ refuse 3 "2: kpart --force over a regular file" "not a kbfs partition (not a dir
 ok "2: ... which is still there" grep -q mine "$T/f3"
 rm "$T/p2/notes.txt"
 run_ok "2: kpart --force over a partition" kpart -q --force -R 1 -C 1 -o "$T/p2" "$K/good.kedge"
+# a file a user puts in the partition while kpart --force builds its
+# replacement: looked at again before the swap, it is kept
+kpart -q -R 1 -C 1 -o "$T/p17b" "$T/g17.kg"
+kpart -q --force -R 1 -C 1 -o "$T/p17b" "$T/g17.kg" 2>"$T/err" &
+k=$!
+stop_mid_write $k "$T/p17b.kbfs-tmp-??????"
+echo mine >"$T/p17b/notes.txt"
+kill -CONT $k
+wait $k
+is "$?" 3 "2: kpart --force, a file put in the partition while it builds: exit 3"
+stderr_has "refusing to replace '.*p17b': not a kbfs partition (it holds 'notes.txt')" "2: ... naming it"
+ok "2: ... the file is still there" grep -q mine "$T/p17b/notes.txt"
+ok "2: ... and no temporary is left" sh -c "! ls -d '$T'/p17b.kbfs-tmp-* 2>/dev/null | grep -q ."
 mkdir "$T/empty"
 run_ok "2: kpart --force over an empty directory" kpart -q --force -R 1 -C 1 -o "$T/empty" "$K/good.kedge"
 ok "2: ... now a partition" kpart --check "$T/empty"
