@@ -403,6 +403,8 @@ cp "$I/snap.txt" "$inj"
 run_ok "12: kgen --from a file whose name holds newlines and keys" kgen -q --from "$inj" -o "$T/inj.kg"
 run_ok "12: kstat of it" kstat "$T/inj.kg"
 ok "12: ... an import, not a Kronecker graph of scale 20" sh -c "grep -q 'imported from .*a\\\\nkind=kronecker' '$T/out' && ! grep -q Kronecker '$T/out'"
+ok "12: ... its header's argv line escapes the name as kedge(5) says" \
+	grep -aq '^argv=kgen --from .*/a\\nkind=kronecker\\nscale=20\\n\.txt$' "$T/inj.kg"
 run_ok "12: kpart of it" kpart -q -R 1 -C 1 -o "$T/inj" "$T/inj.kg"
 ok "12: ... its manifest says an import of scale 0" sh -c "grep -q '^source_kind = import\$' '$T/inj/manifest' && grep -q '^scale = 0\$' '$T/inj/manifest'"
 cp "$I/snap.txt" "$T/$(printf 'e\033[31m\nx=1.kg')"
