@@ -347,6 +347,11 @@ is "$(cat "$T/D10/pred-10.txt")" old "10: ... the tree of this run is not commit
 ok "10: ... nor left as a temporary" sh -c "! ls '$T'/D10/*kbfs-tmp* 2>/dev/null"
 kbfs -q -n 3 --pred-out "$T/D10b" --json "$T/D10.json" "$T/P" >/dev/null
 is "$(ls "$T"/D10b/pred-*.txt | wc -l)" 3 "10: a run that succeeds writes every tree"
+# more held outputs than ktemp's first chunk of 64 slots: each one's lock
+# goes at the commit too
+kbfs -q -n 70 --pred-out "$T/D10d" "$T/P" >/dev/null
+is "$(ls "$T"/D10d/pred-*.txt | wc -l) $(ls -a "$T/D10d" | grep -c kbfs-tmp)" "70 0" \
+	"10: a run of 70 trees writes them all and leaves no temporary or lock"
 # a failed validation is a verdict, not a failed run: its files are the evidence
 KBFS_TEST_CORRUPT_PRED=1 kbfs -q -r 10 --pred-out "$T/D10c" --json "$T/D10c.json" "$T/P" >/dev/null 2>"$T/err"
 is "$?" 1 "10: a search that fails validation (KBFS_TEST_CORRUPT_PRED): exit 1"
