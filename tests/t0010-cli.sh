@@ -47,7 +47,12 @@ for m in kedge.5 kpart.5 kpred.5 kbfs.7; do
 done
 # every --kernel name is taken by every build (one without CUDA too: a
 # name missing from its table crashed it): the missing partition is the error
-for k in $(kbfs --kernel bogus x 2>&1 | sed -n 's/.* is not one of //p' | tr -d ','); do
+# (the list comes from the refusal of a bogus name, which must itself work:
+# a crash there left the loop nothing to try)
+must_fail 2 "kbfs --kernel bogus: a usage error listing the kernels" kbfs --kernel bogus "$T/none.p"
+kernels=$(sed -n 's/.* is not one of //p' "$T/err" | tr -d ',')
+ok "... which names some" test -n "$kernels"
+for k in $kernels; do
 	must_fail 3 "kbfs --kernel $k on a missing partition: the partition is the error" kbfs --kernel "$k" "$T/none.p"
 done
 

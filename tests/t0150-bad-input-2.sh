@@ -29,6 +29,8 @@ decoys() {
 	printf 'kbfs-tmp 1\nkind=file\npid=%d\nhost=%s\nprogram=kgen\n' $$ "$(hostname)" >"$o.kbfs-tmp-Ij56Kl.lock"
 	mkdir -p "$o.kbfs-tmp-Mn78Op" && echo mine >"$o.kbfs-tmp-Mn78Op/notes" # a directory, the lock says file
 	printf 'kbfs-tmp 1\nkind=file\npid=999999999\nhost=%s\nprogram=kgen\n' "$(hostname)" >"$o.kbfs-tmp-Mn78Op.lock"
+	echo mine >"$o.kbfs-tmp-Qr12St"             # a lock like kbfs's, of a dead pid, but not kbfs's first line
+	printf 'kind=file\npid=999999999\nhost=%s\nprogram=kgen\n' "$(hostname)" >"$o.kbfs-tmp-Qr12St.lock"
 	old "$o".old.backup "$o".tmp.2024ab/notes "$o".tmp.2024ab "$o".kbfs-tmp-*/notes "$o".kbfs-tmp-*
 }
 # intact OUT: every decoy of OUT is still there, as it was
@@ -36,7 +38,7 @@ intact() {
 	local o=$1 f
 	for f in "$o.old.backup" "$o.tmp.2024ab/notes" "$o.kbfs-tmp-Ab12Cd" "$o.kbfs-tmp-Ef34Gh" \
 		"$o.kbfs-tmp-Ef34Gh.lock" "$o.kbfs-tmp-Ij56Kl" "$o.kbfs-tmp-Ij56Kl.lock" "$o.kbfs-tmp-Mn78Op/notes" \
-		"$o.kbfs-tmp-Mn78Op.lock"; do
+		"$o.kbfs-tmp-Mn78Op.lock" "$o.kbfs-tmp-Qr12St" "$o.kbfs-tmp-Qr12St.lock"; do
 		[ -f "$f" ] || { echo "#   $f is gone"; return 1; }
 	done
 	[ "$(cat "$o.old.backup" "$o.tmp.2024ab/notes")" = "$(printf 'mine\nmine')" ]
@@ -66,16 +68,20 @@ mkdir "$T/trees" && cp "$D/pred/pred-1.txt" "$T/trees/" && echo 1 >"$T/trees/pre
 run_ok "1: kvalidate DIR passes over a kbfs temporary in it" kvalidate "$D/g.kg" "$T/trees"
 is "$(grep -c ': valid' "$T/out")" 1 "1: ... one tree checked"
 
-# kill_mid_write PID GLOB: SIGKILL for PID once a file matching GLOB (its
-# temporary) is there, as soon as it is seen (stopped first: no machine is
-# fast enough to finish in between); 10 s at most
-kill_mid_write() {
+# stop_mid_write PID GLOB: SIGSTOP for PID once a file matching GLOB (its
+# temporary) is there, as soon as it is seen (no machine is fast enough to
+# finish in between); 10 s at most
+stop_mid_write() {
 	local pid=$1 glob=$2 t0=$SECONDS
 	# shellcheck disable=SC2086 # the glob is meant to expand
 	until ls -d $glob >/dev/null 2>&1 || [ $((SECONDS - t0)) -ge 10 ]; do :; done
 	kill -STOP "$pid" 2>/dev/null
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+}
+# kill_mid_write PID GLOB: the same, then SIGKILL
+kill_mid_write() {
+	stop_mid_write "$@"
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
 }
 # a run killed with SIGKILL leaves its temporary and its lock; the next
 # run removes both once they are stale
@@ -134,6 +140,19 @@ refuse 3 "2: kpart --force over a regular file" "not a kbfs partition (not a dir
 ok "2: ... which is still there" grep -q mine "$T/f3"
 rm "$T/p2/notes.txt"
 run_ok "2: kpart --force over a partition" kpart -q --force -R 1 -C 1 -o "$T/p2" "$K/good.kedge"
+# a file a user puts in the partition while kpart --force builds its
+# replacement: looked at again before the swap, it is kept
+kpart -q -R 1 -C 1 -o "$T/p17b" "$T/g17.kg"
+kpart -q --force -R 1 -C 1 -o "$T/p17b" "$T/g17.kg" 2>"$T/err" &
+k=$!
+stop_mid_write $k "$T/p17b.kbfs-tmp-??????"
+echo mine >"$T/p17b/notes.txt"
+kill -CONT $k
+wait $k
+is "$?" 3 "2: kpart --force, a file put in the partition while it builds: exit 3"
+stderr_has "refusing to replace '.*p17b': not a kbfs partition (it holds 'notes.txt')" "2: ... naming it"
+ok "2: ... the file is still there" grep -q mine "$T/p17b/notes.txt"
+ok "2: ... and no temporary is left" sh -c "! ls -d '$T'/p17b.kbfs-tmp-* 2>/dev/null | grep -q ."
 mkdir "$T/empty"
 run_ok "2: kpart --force over an empty directory" kpart -q --force -R 1 -C 1 -o "$T/empty" "$K/good.kedge"
 ok "2: ... now a partition" kpart --check "$T/empty"
@@ -328,6 +347,15 @@ is "$(cat "$T/D10/pred-10.txt")" old "10: ... the tree of this run is not commit
 ok "10: ... nor left as a temporary" sh -c "! ls '$T'/D10/*kbfs-tmp* 2>/dev/null"
 kbfs -q -n 3 --pred-out "$T/D10b" --json "$T/D10.json" "$T/P" >/dev/null
 is "$(ls "$T"/D10b/pred-*.txt | wc -l)" 3 "10: a run that succeeds writes every tree"
+# more held outputs than ktemp's first chunk of 64 slots: each one's lock
+# goes at the commit too
+kbfs -q -n 70 --pred-out "$T/D10d" "$T/P" >/dev/null
+is "$(ls "$T"/D10d/pred-*.txt | wc -l) $(ls -a "$T/D10d" | grep -c kbfs-tmp)" "70 0" \
+	"10: a run of 70 trees writes them all and leaves no temporary or lock"
+# a failed validation is a verdict, not a failed run: its files are the evidence
+KBFS_TEST_CORRUPT_PRED=1 kbfs -q -r 10 --pred-out "$T/D10c" --json "$T/D10c.json" "$T/P" >/dev/null 2>"$T/err"
+is "$?" 1 "10: a search that fails validation (KBFS_TEST_CORRUPT_PRED): exit 1"
+ok "10: ... its tree and its record are kept" test -s "$T/D10c/pred-10.txt" -a -s "$T/D10c.json"
 
 # ---- 11. an id map that lists an id twice is refused ----
 for p in kstat kvalidate kpart; do
@@ -380,6 +408,8 @@ cp "$I/snap.txt" "$inj"
 run_ok "12: kgen --from a file whose name holds newlines and keys" kgen -q --from "$inj" -o "$T/inj.kg"
 run_ok "12: kstat of it" kstat "$T/inj.kg"
 ok "12: ... an import, not a Kronecker graph of scale 20" sh -c "grep -q 'imported from .*a\\\\nkind=kronecker' '$T/out' && ! grep -q Kronecker '$T/out'"
+ok "12: ... its header's argv line escapes the name as kedge(5) says" \
+	grep -aq '^argv=kgen --from .*/a\\nkind=kronecker\\nscale=20\\n\.txt$' "$T/inj.kg"
 run_ok "12: kpart of it" kpart -q -R 1 -C 1 -o "$T/inj" "$T/inj.kg"
 ok "12: ... its manifest says an import of scale 0" sh -c "grep -q '^source_kind = import\$' '$T/inj/manifest' && grep -q '^scale = 0\$' '$T/inj/manifest'"
 cp "$I/snap.txt" "$T/$(printf 'e\033[31m\nx=1.kg')"
@@ -407,6 +437,9 @@ printf '10\0junk\n' >"$T/roots-nul.txt"
 refuse 1 "13: a roots line 10<NUL>junk" "roots-nul.txt:1: NUL byte in a text line" kbfs --roots "$T/roots-nul.txt" "$T/s12"
 printf '# roots\n10\n\0\n' >"$T/roots-nul2.txt"
 refuse 1 "13: a roots file with a NUL line" "roots-nul2.txt:3: NUL byte" kbfs --roots "$T/roots-nul2.txt" "$T/s12"
+perl -pe 's/$/\0junk/ if $. == 3' "$T/t6/pred-10.txt" >"$T/tree-nul.txt"
+refuse 1 "13: a text tree's line 0 P<NUL>junk" "tree-nul.txt:3: NUL byte in a text line" \
+	kvalidate "$T/s12.kg" "$T/tree-nul.txt"
 cp -r "$T/s12" "$T/binf" && sed -i 's/^construction_time = .*/construction_time = inf/' "$T/binf/build-info"
 kbfs -q -r 10 --json "$T/binf.json" "$T/binf" >/dev/null 2>"$T/err"
 stderr_has "build-info': no construction_time" "13: construction_time = inf in build-info is refused, as nan is"
