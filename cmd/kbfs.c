@@ -36,6 +36,9 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --exchange X      bitmap, list or auto (default auto)\n"
 		"      --no-compress     send lists as raw offsets instead of gap + VLQ\n"
 		"      --no-sv           do not share visited rows along the processor row\n"
+		"      --bu-substeps     bottom-up levels of several grid columns in sub-steps, a\n"
+		"                        row segment each (experimental; host-driven levels and\n"
+		"                        the cpu engine only: off by default)\n"
 		"      --engine E        cpu, cuda or auto (default auto: cuda if every rank has a GPU)\n"
 		"CUDA engine (the cpu engine ignores these):\n"
 		"      --kernel K        top-down kernel: lb, merrill, vertex, vbfs or edge (default lb)\n"
@@ -76,7 +79,8 @@ static _Noreturn void usage(FILE *fp, int status)
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
 	O_PRED, O_PFMT, O_DEPTH, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN,
-	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR, O_NOTDSMALL, O_DENSEPUSH, O_ROOTSFROM
+	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR, O_NOTDSMALL, O_DENSEPUSH, O_ROOTSFROM,
+	O_BUSUB
 };
 
 static const struct option long_opts[] = {
@@ -95,7 +99,7 @@ static const struct option long_opts[] = {
 	{"bu-kernel", required_argument, 0, O_BUKERNEL}, {"no-bu-first", no_argument, 0, O_NOBUFIRST},
 	{"step-sync", no_argument, 0, O_STEPSYNC}, {"validator", required_argument, 0, O_VALIDATOR},
 	{"no-td-small", no_argument, 0, O_NOTDSMALL}, {"dense-push", no_argument, 0, O_DENSEPUSH},
-	{"roots-from", required_argument, 0, O_ROOTSFROM},
+	{"roots-from", required_argument, 0, O_ROOTSFROM}, {"bu-substeps", no_argument, 0, O_BUSUB},
 	{"dry-run", no_argument, 0, O_DRYRUN},    KOPT_COMMON_LONG,
 	{0, 0, 0, 0}};
 
@@ -130,6 +134,7 @@ int main(int argc, char **argv)
 		case O_XCHG: o.algo.exchange = kopt_choice("--exchange", optarg, kbfs_xmode_names); break;
 		case O_NOCOMP: o.algo.compress = 0; break;
 		case O_NOSV: o.algo.sv = 0; break;
+		case O_BUSUB: o.algo.bu_substeps = 1; break;
 		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kdev_engine_names); break;
 		case O_NOVAL: o.validate = 0; break;
 		case O_VALIDATOR: o.validator = kopt_choice("--validator", optarg, kbfs_validator_names); break;

@@ -121,6 +121,26 @@ ok "--direction bottom-up: every level is bottom-up" sh -c "! grep '\"direction\
 run_grid 10 2x2 "top-down only" -n 2 --direction top-down
 ok "--direction top-down: every level is top-down" sh -c "! grep '\"direction\": \"bottom-up\"' '$T/j.json'"
 
+# ---- --bu-substeps: bottom-up levels in C sub-steps along the row ----
+examined() { python3 -c "import json; print(sum(l['edges_examined'] for r in json.load(open('$1'))['roots'] for l in r['levels']))"; }
+for gm in "1x2 " "1x4 " "2x2 --exchange list" "2x3 --no-sv" "2x3 --direction bottom-up" "1x4 --exchange bitmap"; do
+	set -- $gm
+	g=$1
+	shift
+	run_grid 10 $g "--bu-substeps $*" -n 8 --bu-substeps "$@"
+	ok "s10 $g --bu-substeps $*: depths equal the serial BFS" same_depths "$T/d" "$T/ref10"
+	ok "s10 $g --bu-substeps $*: the record says the sub-steps ran" grep -q '"bu_substeps": true' "$T/j.json"
+done
+KBFS_TEST_STAGE=1 run_grid 12 2x3 "--bu-substeps, host staging" -n 4 --bu-substeps
+ok "s12 2x3 --bu-substeps staged: depths equal the serial BFS" same_depths "$T/d" "$T/ref12"
+run_grid 10 1x4 "bottom-up, rows whole" -n 8 --direction bottom-up
+whole=$(examined "$T/j.json")
+run_grid 10 1x4 "bottom-up, sub-steps" -n 8 --direction bottom-up --bu-substeps
+sub=$(examined "$T/j.json")
+ok "s10 1x4 --bu-substeps: fewer entries examined ($sub) than whole rows ($whole)" test "$sub" -lt "$whole"
+run_grid 10 4x1 "--bu-substeps on one column" -n 2 --bu-substeps
+ok "--bu-substeps on a grid of one column: nothing to split, the record says so" grep -q '"bu_substeps": false' "$T/j.json"
+
 # ---- scales 11, 13, 14: depths against the serial BFS ----
 for sg in "11 2x1" "13 1x2" "14 2x2" "14 1x1"; do
 	set -- $sg

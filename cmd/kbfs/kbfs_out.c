@@ -297,6 +297,7 @@ static void json_head(kjson_writer *w, const kbfs_run *r)
 	kjson_kv_string(w, "exchange", kbfs_xmode_names[o->algo.exchange]);
 	kjson_kv_bool(w, "compress", o->algo.compress);
 	kjson_kv_bool(w, "sv", o->algo.sv);
+	kjson_kv_bool(w, "bu_substeps", kbfs_bu_substeps_on(&r->ctx));
 	kjson_kv_bool(w, "validate", o->validate);
 	kjson_kv_string(w, "validator", !o->validate ? "none" : r->eng.tree_check ? "device" : "host");
 	kjson_kv_bool(w, "warmup", o->warmup);

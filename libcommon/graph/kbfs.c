@@ -203,16 +203,65 @@ static int choose_direction(kbfs_ctx *x, int dir, uint64_t nf, uint64_t prev_nf,
 	return dir;
 }
 
-/* The local step of a level (direction dir), timed from mark m + 1 to m + 2. */
-static void local_step(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, int m, kbfs_step *st)
+int kbfs_bu_substeps_on(const kbfs_ctx *x)
+{
+	/* the device-resident levels (lv_*) have no ring yet */
+	return x->b && x->e && x->t && x->algo.bu_substeps && x->b->g.C > 1 && x->e->bu_substep && !x->t->lv_update;
+}
+
+/* A bottom-up level in C sub-steps (--bu-substeps; Beamer's and Yasui's
+ * 2D bottom-up): in sub-step s, P(i,j) scans row segment (j + s) mod C,
+ * the rows of P(i,(j+s) mod C), against its own columns, skipping the
+ * rows that the ranks before it in the ring found this level: after each
+ * sub-step it passes the segment's visited bits to its left neighbour
+ * P(i,j-1), which takes that segment next.  A row is thus scanned only
+ * until one column block holds a parent, and found by one rank only.
+ * Returns the bytes the ring sent. */
+static uint64_t bu_substeps(kbfs_ctx *x, uint64_t level, uint64_t nf, kbfs_step *st)
 {
 	kbfs_engine *e = x->e;
+	kbfs_transport *t = x->t;
+	const int C = x->b->g.C, j = x->b->j, left = (j + C - 1) % C, right = (j + 1) % C;
+	const size_t sb = seg_bytes(x);
+	size_t *sc = x->cnt, *sd = sc + C, *rc = sd + C, *rdp = rc + C;
+	uint64_t sent = 0;
+	memset(st, 0, sizeof *st);
+	for (int s = 0; s < C; s++) {
+		const int seg = (j + s) % C;
+		kbfs_step one;
+		e->bu_substep(e, level, nf, seg, s ? B(x, KBFS_XRECV) : NULL, &one);
+		st->found += one.found;
+		st->examined += one.examined;
+		if (s == C - 1)
+			break;
+		/* this segment's visited rows to the left; the right one's segment,
+		 * the next to take here, into XRECV (free until the fold) */
+		for (int k = 0; k < C; k++)
+			sc[k] = sd[k] = rc[k] = rdp[k] = 0;
+		sc[left] = sb;
+		sd[left] = (size_t)seg * sb;
+		rc[right] = sb;
+		t->alltoallv(t, KBFS_ROW, B(x, KBFS_ROWVIS), sc, sd, B(x, KBFS_XRECV), rc, rdp);
+		sent += sb;
+	}
+	return sent;
+}
+
+/* The local step of a level (direction dir), timed from mark m + 1 to m + 2.
+ * Returns the bytes of bottom-up sub-steps' ring (0 without). */
+static uint64_t local_step(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, int m, kbfs_step *st)
+{
+	kbfs_engine *e = x->e;
+	uint64_t ring = 0;
 	e->mark(e, m + 1);
-	if (dir == KBFS_DIR_BU)
+	if (dir == KBFS_DIR_BU && kbfs_bu_substeps_on(x))
+		ring = bu_substeps(x, level, nf, st);
+	else if (dir == KBFS_DIR_BU)
 		e->bottom_up(e, level, nf, st);
 	else
 		e->top_down(e, level, nf, st);
 	e->mark(e, m + 2);
+	return ring;
 }
 
 /* One level driven from the host: the exchanges through the transport's
@@ -226,8 +275,8 @@ static double level_on_host(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, i
 	kbfs_step st, up;
 	e->mark(e, m + 0);
 	cnt[3 + KBFS_XG_EXPAND] = expand(x);
-	local_step(x, dir, level, nf, m, &st);
-	cnt[3 + KBFS_XG_FOLD] = fold(x);
+	const uint64_t ring = local_step(x, dir, level, nf, m, &st);
+	cnt[3 + KBFS_XG_FOLD] = fold(x) + ring;
 	e->mark(e, m + 3);
 	e->update(e, &up);
 	x->front_packed = 0;
@@ -255,7 +304,7 @@ static void level_on_device(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, i
 	kbfs_transport *t = x->t;
 	kbfs_step st;
 	e->mark(e, m + 0);
-	local_step(x, dir, level, nf, m, &st);
+	local_step(x, dir, level, nf, m, &st); /* no sub-steps here: kbfs_bu_substeps_on */
 	t->lv_fold(t, level);
 	e->mark(e, m + 3);
 	t->lv_update(t, level, x->algo.sv, st.examined);

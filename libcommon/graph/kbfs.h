@@ -35,6 +35,8 @@ typedef struct kbfs_algo {
 	int exchange;       /* enum kbfs_xmode */
 	int compress;       /* lists as gap + VLQ (else raw offsets) */
 	int sv;             /* share visited rows along the processor row */
+	int bu_substeps;    /* bottom-up levels of a grid of several columns in C sub-steps, a row
+			     * segment each, the segment's found rows passed along the row */
 } kbfs_algo;
 
 /* auto, 14, 24, auto, compress, sv: the defaults of kbfs(1). */
@@ -85,6 +87,10 @@ uint64_t kbfs_wire_cap(const kpart_block *b, int exchange, int compress);
  * default algorithm and its wire capacity (change both together). */
 void kbfs_ctx_init(kbfs_ctx *x, const kpart_block *b, kbfs_engine *e, kbfs_transport *t);
 void kbfs_ctx_free(kbfs_ctx *x);
+/* Whether bottom-up levels run in sub-steps: asked (algo.bu_substeps), a
+ * grid of several columns, an engine with bu_substep and a transport
+ * whose levels the host drives (not the device-resident lv_* levels). */
+int kbfs_bu_substeps_on(const kbfs_ctx *x);
 /* One search from global internal vertex root (tdeg: its tuple degree).
  * Leaves the packed (level << 48 | parent) entries of the owned vertices
  * in the engine's KBFS_PRED and the per-level records in x.  Collective.

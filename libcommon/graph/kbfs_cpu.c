@@ -206,11 +206,11 @@ ALWAYS_INLINE void bu_word(cpu_eng *c, uint64_t w, uint64_t lvl, uint64_t *found
 		st->found = found;                                                                             \
 		st->examined = exam;                                                                           \
 	}                                                                                                      \
-	static void bu_##SUFFIX(cpu_eng *c, uint64_t lvl, kbfs_step *st)                                       \
+	static void bu_##SUFFIX(cpu_eng *c, uint64_t lvl, uint64_t w0, uint64_t w1, kbfs_step *st)            \
 	{                                                                                                      \
 		uint64_t found = 0, exam = 0;                                                                  \
 		_Pragma("omp parallel for schedule(dynamic, 256) reduction(+ : found, exam)")                 \
-		for (uint64_t w = 0; w < c->nroww; w++)                                                        \
+		for (uint64_t w = w0; w < w1; w++)                                                             \
 			bu_word(c, w, lvl, &found, &exam, IS64);                                               \
 		st->found = found;                                                                             \
 		st->examined = exam;                                                                           \
@@ -239,9 +239,29 @@ static void cpu_bottom_up(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step
 	memset(st, 0, sizeof *st);
 	uint64_t lvl = level << KBFS_PARENT_BITS;
 	if (c->b->idx64)
-		bu_64(c, lvl, st);
+		bu_64(c, lvl, 0, c->nroww, st);
 	else
-		bu_32(c, lvl, st);
+		bu_32(c, lvl, 0, c->nroww, st);
+}
+
+static void cpu_bu_substep(kbfs_engine *e, uint64_t level, uint64_t nf, int seg, const void *ring, kbfs_step *st)
+{
+	(void)nf;
+	cpu_eng *c = e->impl;
+	memset(st, 0, sizeof *st);
+	const uint64_t w0 = (uint64_t)seg * c->nbw;
+	if (ring) {
+		uint64_t *vis = W(c, KBFS_ROWVIS) + w0;
+		const uint64_t *r = ring;
+#pragma omp parallel for schedule(static) if (c->nbw >= PAR_MIN_WORDS)
+		for (uint64_t w = 0; w < c->nbw; w++)
+			vis[w] |= r[w];
+	}
+	uint64_t lvl = level << KBFS_PARENT_BITS;
+	if (c->b->idx64)
+		bu_64(c, lvl, w0, w0 + c->nbw, st);
+	else
+		bu_32(c, lvl, w0, w0 + c->nbw, st);
 }
 
 static void cpu_update(kbfs_engine *e, kbfs_step *st)
@@ -348,6 +368,7 @@ void kbfs_engine_cpu(kbfs_engine *e)
 	e->reset = cpu_reset;
 	e->top_down = cpu_top_down;
 	e->bottom_up = cpu_bottom_up;
+	e->bu_substep = cpu_bu_substep;
 	e->update = cpu_update;
 	e->pack = cpu_pack;
 	e->unpack = cpu_unpack;

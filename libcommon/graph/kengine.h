@@ -160,6 +160,14 @@ struct kbfs_engine {
 	 * level, not once a call): the loop adds the two. */
 	void (*top_down)(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *st);
 	void (*bottom_up)(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *st);
+	/* One sub-step of a bottom-up level on a grid of several columns
+	 * (kbfs --bu-substeps; optional, NULL where the engine has none):
+	 * ROWVIS's row segment seg |= the nbw words at ring (engine memory,
+	 * skipped when NULL: the rows of the segment that the ranks before
+	 * this one found this level), then bottom-up over that segment's
+	 * unvisited rows only, writing ROWNEXT's segment seg (the other
+	 * segments are the other sub-steps'), ROWVIS and PL. */
+	void (*bu_substep)(kbfs_engine *e, uint64_t level, uint64_t nf, int seg, const void *ring, kbfs_step *st);
 	/* The search is over (called once, after the last level, before the
 	 * predecessor reduction): PL holds KBFS_NONE on every row this rank
 	 * did not reach.  An engine whose reset() cleared PL does nothing; a
