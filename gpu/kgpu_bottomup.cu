@@ -303,22 +303,26 @@ __global__ void k_first(const Off *__restrict__ rowptr, const Idx *__restrict__ 
 	}
 }
 
-template <typename Idx, typename Off> void bu_run(kgpu_state *st, u64 level, kbfs_step *out)
+// The rows of words [w0, w0 + nw) of the local rows (all of them, or one
+// row segment of a sub-step): the kernels index rows from 0, so every
+// per-row array is taken from row 64 * w0.
+template <typename Idx, typename Off> void bu_run(kgpu_state *st, u64 level, u64 w0, u64 nw, kbfs_step *out)
 {
 	const kgpu_geom &g = st->g;
-	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
+	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT) + w0;
 	if (st->o.bu_kernel != KGPU_BU_TILE) // the tile kernel writes every word of ROWNEXT
-		CUDA_CHECK(cudaMemsetAsync(rownext, 0, g.roww * 8, st->s));
-	const u64 split = (u64)st->o.bu_split;
-	const Off *rowptr = (const Off *)st->slot[KS_ROWPTR];
+		CUDA_CHECK(cudaMemsetAsync(rownext, 0, nw * 8, st->s));
+	const u64 split = (u64)st->o.bu_split, r0 = w0 * 64;
+	const Off *rowptr = (const Off *)st->slot[KS_ROWPTR] + r0;
 	const Idx *colidx = (const Idx *)st->slot[KS_COLIDX];
-	const u64 *empty = (const u64 *)st->slot[KS_EMPTY];
+	const u64 *empty = (const u64 *)st->slot[KS_EMPTY] + w0;
+	u64 *rowvis = kgpu_buf(st, KBFS_ROWVIS) + w0, *pl = kgpu_buf(st, KBFS_PL) + r0;
 	if (st->o.bu_kernel == KGPU_BU_TILE) {
 		auto kern = g.bu_first ? k_bu_tile<Idx, Off, true> : k_bu_tile<Idx, Off, false>;
-		kern<<<kgpu_blocks((g.roww + 31) / 32, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
-			rowptr, colidx, (const Idx *)st->slot[KS_FIRST], kgpu_buf(st, KBFS_COLFRONT), empty,
-			kgpu_buf(st, KBFS_ROWVIS), rownext, kgpu_buf(st, KBFS_PL), level << KBFS_PARENT_BITS, g.col_first,
-			g.roww, split, st->cnt);
+		const Idx *first = g.bu_first ? (const Idx *)st->slot[KS_FIRST] + r0 : nullptr;
+		kern<<<kgpu_blocks((nw + 31) / 32, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
+			rowptr, colidx, first, kgpu_buf(st, KBFS_COLFRONT), empty, rowvis, rownext, pl,
+			level << KBFS_PARENT_BITS, g.col_first, nw, split, st->cnt);
 		KGPU_LAUNCHED("k_bu_tile");
 	} else {
 		auto kern = st->o.bu_rows == 2 ? (st->o.bu_batch >= 8   ? k_bu<Idx, Off, 8, 2>
@@ -329,9 +333,9 @@ template <typename Idx, typename Off> void bu_run(kgpu_state *st, u64 level, kbf
 						   : st->o.bu_batch >= 4 ? k_bu<Idx, Off, 4, 1>
 						   : st->o.bu_batch >= 2 ? k_bu<Idx, Off, 2, 1>
 									 : k_bu<Idx, Off, 1, 1>);
-		kern<<<kgpu_blocks(g.roww, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
-			rowptr, colidx, kgpu_buf(st, KBFS_COLFRONT), empty, kgpu_buf(st, KBFS_ROWVIS), rownext,
-			kgpu_buf(st, KBFS_PL), level << KBFS_PARENT_BITS, g.col_first, g.roww, split, st->cnt);
+		kern<<<kgpu_blocks(nw, BU_BLOCK / 32, st->grid), BU_BLOCK, 0, st->s>>>(
+			rowptr, colidx, kgpu_buf(st, KBFS_COLFRONT), empty, rowvis, rownext, pl,
+			level << KBFS_PARENT_BITS, g.col_first, nw, split, st->cnt);
 		KGPU_LAUNCHED("k_bu");
 	}
 	memset(out, 0, sizeof *out);
@@ -360,11 +364,34 @@ void kgpu_first_build(kgpu_state *st)
 		st->g.off64 ? first_build<u32, u64>(st) : first_build<u32, u32>(st);
 }
 
+static void bu_rows(kgpu_state *st, u64 level, u64 w0, u64 nw, kbfs_step *out)
+{
+	if (st->g.idx64)
+		st->g.off64 ? bu_run<u64, u64>(st, level, w0, nw, out) : bu_run<u64, u32>(st, level, w0, nw, out);
+	else
+		st->g.off64 ? bu_run<u32, u64>(st, level, w0, nw, out) : bu_run<u32, u32>(st, level, w0, nw, out);
+}
+
 void kgpu_bottom_up(kgpu_state *st, u64 level, u64 nf, kbfs_step *out)
 {
 	(void)nf;
-	if (st->g.idx64)
-		st->g.off64 ? bu_run<u64, u64>(st, level, out) : bu_run<u64, u32>(st, level, out);
-	else
-		st->g.off64 ? bu_run<u32, u64>(st, level, out) : bu_run<u32, u32>(st, level, out);
+	bu_rows(st, level, 0, st->g.roww, out);
+}
+
+// dst[w] |= src[w], w < n
+__global__ void k_or_words(u64 *__restrict__ dst, const u64 *__restrict__ src, u64 n)
+{
+	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < n; w += (u64)gridDim.x * blockDim.x)
+		dst[w] |= src[w];
+}
+
+void kgpu_bu_substep(kgpu_state *st, u64 level, int seg, const void *ring, kbfs_step *out)
+{
+	const u64 w0 = (u64)seg * st->g.nbw;
+	if (ring) {
+		k_or_words<<<kgpu_blocks(st->g.nbw, BU_BLOCK, st->grid), BU_BLOCK, 0, st->s>>>(
+			kgpu_buf(st, KBFS_ROWVIS) + w0, (const u64 *)ring, st->g.nbw);
+		KGPU_LAUNCHED("k_or_words");
+	}
+	bu_rows(st, level, w0, st->g.nbw, out);
 }

@@ -391,6 +391,14 @@ static void bottom_up(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *ou
 	kgpu_bottom_up(kgpu_state_of(e), level, nf, out);
 }
 
+static void bu_substep(kbfs_engine *e, uint64_t level, uint64_t nf, int seg, const void *ring, kbfs_step *out)
+{
+	(void)nf;
+	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
+	kgpu_state_of(e)->enq++;
+	kgpu_bu_substep(kgpu_state_of(e), level, seg, ring, out);
+}
+
 static void update(kbfs_engine *e, kbfs_step *out)
 {
 	kgpu_state *st = kgpu_state_of(e);
@@ -533,6 +541,7 @@ extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 	e->reset = reset;
 	e->top_down = top_down;
 	e->bottom_up = bottom_up;
+	e->bu_substep = bu_substep;
 	e->update = update;
 	e->pack = pack;
 	e->unpack = unpack;

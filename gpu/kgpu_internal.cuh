@@ -201,6 +201,10 @@ static inline u64 *kgpu_buf(kgpu_state *st, enum kbfs_buf w) { return (u64 *)st-
 // device for the update to read.
 void kgpu_top_down(kgpu_state *st, u64 level, u64 nf, kbfs_step *out);
 void kgpu_bottom_up(kgpu_state *st, u64 level, u64 nf, kbfs_step *out);
+// One sub-step of a bottom-up level (kengine.h bu_substep): ROWVIS's row
+// segment seg |= ring (nbw words of device memory; none when NULL), then
+// bottom-up over that segment's rows.
+void kgpu_bu_substep(kgpu_state *st, u64 level, int seg, const void *ring, kbfs_step *out);
 // Each row's first CSR entry into KS_FIRST (set-up).
 void kgpu_first_build(kgpu_state *st);
 // CUB temporary bytes each module needs at most.
