@@ -235,6 +235,8 @@ void kgpu_peer_fold(kgpu_peer *p, u64 level);
 void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined);
 void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6]);
 void kgpu_peer_pred(kgpu_peer *p);
+void kgpu_peer_ring_give(kgpu_peer *p, int s, int seg);
+void kgpu_peer_ring_take(kgpu_peer *p, int s, int seg);
 
 // ---- device helpers ------------------------------------------------------------
 #define KGPU_FULL 0xffffffffu

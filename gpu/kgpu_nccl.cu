@@ -107,6 +107,8 @@ void tp_lv_update(kbfs_transport *t, uint64_t level, int sv, uint64_t examined)
 }
 void tp_lv_counts(kbfs_transport *t, uint64_t cnt[6]) { kgpu_peer_counts(tp_of(t)->peer, cnt); }
 void tp_lv_pred(kbfs_transport *t) { kgpu_peer_pred(tp_of(t)->peer); }
+void tp_lv_ring_give(kbfs_transport *t, int s, int seg) { kgpu_peer_ring_give(tp_of(t)->peer, s, seg); }
+void tp_lv_ring_take(kbfs_transport *t, int s, int seg) { kgpu_peer_ring_take(tp_of(t)->peer, s, seg); }
 
 int tp_setup(kbfs_transport *t, kcomm *world, int R, int C, kbfs_engine *e)
 {
@@ -192,6 +194,10 @@ int tp_setup(kbfs_transport *t, kcomm *world, int R, int C, kbfs_engine *e)
 		t->lv_update = tp_lv_update;
 		t->lv_counts = tp_lv_counts;
 		t->lv_pred = tp_lv_pred;
+		if (C > 1) {
+			t->lv_ring_give = tp_lv_ring_give;
+			t->lv_ring_take = tp_lv_ring_take;
+		}
 	}
 	return 0;
 }

@@ -7,12 +7,16 @@
 // each on a GPU of its own, and each GPU can reach the memory of the GPUs
 // it exchanges with (cudaDeviceCanAccessPeer).  Every rank then exports
 // its window (flags and counters), both COLFRONT buffers, XRECV, ROWVIS,
-// WONIN and PARW through CUDA IPC handles (allgathered over MPI) and maps
+// WONIN, PARW and RING through CUDA IPC handles (allgathered over MPI) and maps
 // those of its column, row and world peers.
 //
 // A level at P(i,j) (R x C grid, nbw words a segment):
 //   local step  the engine's kernels, reading COLFRONT[q'] (q' the parity
 //               of the level that sent it) and ROWVIS, writing ROWNEXT;
+//               with --bu-substeps a bottom-up level's C sub-steps, one
+//               row segment each, between which the segment's ROWVIS words
+//               go to the left row neighbour's RING slot (k_ring_give, a
+//               flag) and are ORed into its ROWVIS (k_ring_take);
 //   fold        every nonzero word of ROWNEXT's segment m (m != j) is
 //               stored into XRECV segment j of P(i,m); then the fold flag;
 //   update      after the row's fold flags: per owned word, the segments
@@ -194,6 +198,39 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 
 	}
 }
 
+// ---- bottom-up sub-steps: the ring along the processor row --------------------------
+
+// Sub-step s's row segment seg of ROWVIS to the left neighbour's ring slot
+// s, every word (visited rows are most of a bottom-up level's), then the
+// ring flag.
+__global__ void __launch_bounds__(PB) k_ring_give(peer_dev d, const u64 *__restrict__ rowvis, int s, int seg,
+						 u64 round)
+{
+	u64 *dst = d.ring[(d.j + d.C - 1) % d.C] + (u64)s * d.nbw;
+	const u64 *src = rowvis + (u64)seg * d.nbw;
+	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < d.nbw; w += (u64)gridDim.x * blockDim.x)
+		dst[w] = src[w];
+	if (last_block(d)) {
+		if (threadIdx.x == 0)
+			atomicAdd(&d.lvc[1], (ull)(d.nbw * 8));
+		raise_flags(d, PK_RING, 1, round);
+	}
+}
+
+// Before sub-step s: after the right neighbour's ring flag, ROWVIS's
+// segment seg |= ring slot s - 1 (the rows the ranks before found).
+__global__ void __launch_bounds__(PB) k_ring_take(peer_dev d, u64 *__restrict__ rowvis, const u64 *__restrict__ ring,
+						 int s, int seg, u64 round)
+{
+	if (threadIdx.x == 0)
+		wait_flag(d, PK_RING, d.rowrank[(d.j + 1) % d.C], round);
+	__syncthreads();
+	const u64 *src = ring + (u64)(s - 1) * d.nbw;
+	u64 *dst = rowvis + (u64)seg * d.nbw;
+	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < d.nbw; w += (u64)gridDim.x * blockDim.x)
+		dst[w] |= src[w];
+}
+
 } // namespace
 
 // ---- host side -------------------------------------------------------------------------
@@ -271,7 +308,7 @@ static void *dalloc(size_t bytes)
 	return p;
 }
 
-enum { H_WIN, H_COLF0, H_COLF1, H_XRECV, H_ROWVIS, H_WONIN, H_PARW, H_N };
+enum { H_WIN, H_COLF0, H_COLF1, H_XRECV, H_ROWVIS, H_WONIN, H_PARW, H_RING, H_N };
 
 int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 {
@@ -345,6 +382,7 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 		p->won = (u64 *)dalloc(g.roww * 8);
 		p->wonin = (u64 *)dalloc(g.roww * 8);
 		p->parw = (u32 *)dalloc((u64)g.C * g.nb * 4);
+		p->ring = (u64 *)dalloc((u64)(g.C - 1) * g.nbw * 8);
 		p->tps = (g.nbw + KGPU_TILE_WORDS - 1) / KGPU_TILE_WORDS;
 		const u64 nt = 2 * (u64)g.C * p->tps;
 		p->tcnt = (u64 *)dalloc(nt * 8);
@@ -370,7 +408,8 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 			  g.C > 1 ? st->slot[KS_BUF0 + KBFS_XRECV] : NULL,
 			  g.C > 1 ? st->slot[KS_BUF0 + KBFS_ROWVIS] : NULL,
 			  p->wonin,
-			  p->parw};
+			  p->parw,
+			  p->ring};
 	cudaIpcMemHandle_t mine[H_N];
 	memset(mine, 0, sizeof mine);
 	for (int k = 0; k < H_N; k++)
@@ -397,6 +436,7 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 			d.rowvis[m] = (u64 *)open(d.rowrank[m], H_ROWVIS);
 			d.wonin[m] = (u64 *)open(d.rowrank[m], H_WONIN);
 			d.parw[m] = (u32 *)open(d.rowrank[m], H_PARW);
+			d.ring[m] = (u64 *)open(d.rowrank[m], H_RING);
 		}
 	free(all);
 	p->engine_colfront = st->slot[KS_BUF0 + KBFS_COLFRONT];
@@ -418,8 +458,8 @@ void kgpu_peer_teardown(kgpu_peer *p)
 	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->engine_colfront;
 	for (int k = 0; k < p->nopened; k++)
 		CUDA_CHECK(cudaIpcCloseMemHandle(p->opened[k]));
-	void *own[] = {p->win, p->frontb[0], p->frontb[1], p->won, p->wonin, p->parw, p->tcnt, p->tpre, p->cubtmp,
-		       p->ticket, p->lvc};
+	void *own[] = {p->win,  p->frontb[0], p->frontb[1], p->won,	p->wonin, p->parw,
+		       p->ring, p->tcnt,      p->tpre,	    p->cubtmp, p->ticket, p->lvc};
 	for (void *q : own)
 		if (q)
 			CUDA_CHECK(cudaFree(q));
@@ -481,6 +521,27 @@ void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
 	KGPU_LAUNCHED("k_update (peer)");
 	// the next level reads what this one sent
 	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[q];
+}
+
+// The ring of a bottom-up level's sub-steps (kengine.h lv_ring_*): a give
+// is the ring_round-th of the search on every rank, so the take after it
+// waits for the right neighbour's flag to reach the same count.  A slot is
+// written again only in a later level, after every rank's round.
+void kgpu_peer_ring_give(kgpu_peer *p, int s, int seg)
+{
+	kgpu_state *st = p->st;
+	p->ring_round++;
+	k_ring_give<<<kgpu_peer_blocks(p, st->g.nbw), PB, 0, kgpu_queue(st)>>>(p->d, kgpu_buf(st, KBFS_ROWVIS), s, seg,
+									       p->ring_round);
+	KGPU_LAUNCHED("k_ring_give");
+}
+
+void kgpu_peer_ring_take(kgpu_peer *p, int s, int seg)
+{
+	kgpu_state *st = p->st;
+	k_ring_take<<<kgpu_peer_blocks(p, st->g.nbw), PB, 0, kgpu_queue(st)>>>(p->d, kgpu_buf(st, KBFS_ROWVIS), p->ring, s,
+									       seg, p->ring_round);
+	KGPU_LAUNCHED("k_ring_take");
 }
 
 // Until the last round's sums are in mapped memory: a spin on hsum[7]

@@ -13,7 +13,7 @@ namespace kgpu_peer_dev {
 
 
 enum { PEER_MAX = 16, NSUM = 6, PB = 256 };
-enum peer_kind { PK_ROUND, PK_FOLD, PK_WON, PK_PAR, PK_N };
+enum peer_kind { PK_ROUND, PK_FOLD, PK_WON, PK_PAR, PK_RING, PK_N };
 enum { S_FOUND, S_TDEG, S_EXAMINED, S_BEXPAND, S_BFOLD, S_BSV };
 
 // One rank's window: written by the others, read by its owner.
@@ -34,6 +34,7 @@ struct peer_dev {
 	u64 *rowvis[PEER_MAX];      // ROWVIS of P(i,m), by m
 	u64 *wonin[PEER_MAX];       // WONIN of P(i,m), by m
 	u32 *parw[PEER_MAX];        // PARW of P(i,m), by m
+	u64 *ring[PEER_MAX];        // RING of P(i,m), by m: C - 1 slots of nbw words (bottom-up sub-steps)
 	int colrank[PEER_MAX];      // world rank of P(r,j)
 	int rowrank[PEER_MAX];      // world rank of P(i,m)
 	u64 colfirst[PEER_MAX];     // first global column of P(i,m), by m
@@ -170,6 +171,7 @@ struct kgpu_peer {
 	u64 *colfront[2]; // R > 1: own; R == 1: frontb
 	u64 *won, *wonin;
 	u32 *parw;
+	u64 *ring;        // C > 1: the ring slots the right neighbour writes
 	u64 *tcnt, *tpre;
 	void *cubtmp;
 	size_t cubbytes;
@@ -179,10 +181,10 @@ struct kgpu_peer {
 	u64 *hsum;  // mapped host
 	u64 *dhsum; // its device address
 	int *herr, *derr;
-	void *opened[6 * PEER_MAX];
+	void *opened[8 * PEER_MAX];
 	int nopened;
 	void *engine_colfront;
-	u64 round, fold_round, won_round;
+	u64 round, fold_round, won_round, ring_round;
 	int grid;
 	double timeout_s;
 	int trace;            // KBFS_PEER_TRACE=1: the predecessor step's kernels timed, a line a search

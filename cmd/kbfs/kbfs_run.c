@@ -483,9 +483,9 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 			x->algo = o->algo;
 			x->wire_cap = ec.wire_cap;
 			if (o->algo.bu_substeps && g->C > 1 && !kbfs_bu_substeps_on(x) && r->rank == 0)
-				kwarn("--bu-substeps: not on the %s%s yet: bottom-up levels run whole",
-				      r->eng.bu_substep ? "" : r->eng.name,
-				      r->eng.bu_substep ? "peer transport" : " engine");
+				kwarn("--bu-substeps: the %s engine with the %s transport has none: bottom-up levels "
+				      "run whole",
+				      r->eng.name, r->tr.name);
 		}
 	}
 	/* the roots once the engine is ready (--roots-from largest searches) */

@@ -205,8 +205,9 @@ static int choose_direction(kbfs_ctx *x, int dir, uint64_t nf, uint64_t prev_nf,
 
 int kbfs_bu_substeps_on(const kbfs_ctx *x)
 {
-	/* the device-resident levels (lv_*) have no ring yet */
-	return x->b && x->e && x->t && x->algo.bu_substeps && x->b->g.C > 1 && x->e->bu_substep && !x->t->lv_update;
+	/* the device-resident levels (lv_*) pass the ring themselves */
+	return x->b && x->e && x->t && x->algo.bu_substeps && x->b->g.C > 1 && x->e->bu_substep &&
+	       (!x->t->lv_update || x->t->lv_ring_give);
 }
 
 /* A bottom-up level in C sub-steps (--bu-substeps; Beamer's and Yasui's
@@ -216,7 +217,8 @@ int kbfs_bu_substeps_on(const kbfs_ctx *x)
  * sub-step it passes the segment's visited bits to its left neighbour
  * P(i,j-1), which takes that segment next.  A row is thus scanned only
  * until one column block holds a parent, and found by one rank only.
- * Returns the bytes the ring sent. */
+ * Returns the bytes the ring sent through the host-driven transport (the
+ * device-resident ring, lv_ring_*, counts its own with the fold's). */
 static uint64_t bu_substeps(kbfs_ctx *x, uint64_t level, uint64_t nf, kbfs_step *st)
 {
 	kbfs_engine *e = x->e;
@@ -224,16 +226,23 @@ static uint64_t bu_substeps(kbfs_ctx *x, uint64_t level, uint64_t nf, kbfs_step 
 	const int C = x->b->g.C, j = x->b->j, left = (j + C - 1) % C, right = (j + 1) % C;
 	const size_t sb = seg_bytes(x);
 	size_t *sc = x->cnt, *sd = sc + C, *rc = sd + C, *rdp = rc + C;
+	const int dev = t->lv_update != NULL; /* the device-resident ring, its bytes counted there */
 	uint64_t sent = 0;
 	memset(st, 0, sizeof *st);
 	for (int s = 0; s < C; s++) {
 		const int seg = (j + s) % C;
 		kbfs_step one;
-		e->bu_substep(e, level, nf, seg, s ? B(x, KBFS_XRECV) : NULL, &one);
+		if (dev && s)
+			t->lv_ring_take(t, s, seg);
+		e->bu_substep(e, level, nf, seg, !dev && s ? B(x, KBFS_XRECV) : NULL, &one);
 		st->found += one.found;
 		st->examined += one.examined;
 		if (s == C - 1)
 			break;
+		if (dev) {
+			t->lv_ring_give(t, s, seg);
+			continue;
+		}
 		/* this segment's visited rows to the left; the right one's segment,
 		 * the next to take here, into XRECV (free until the fold) */
 		for (int k = 0; k < C; k++)
@@ -304,7 +313,7 @@ static void level_on_device(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, i
 	kbfs_transport *t = x->t;
 	kbfs_step st;
 	e->mark(e, m + 0);
-	local_step(x, dir, level, nf, m, &st); /* no sub-steps here: kbfs_bu_substeps_on */
+	local_step(x, dir, level, nf, m, &st);
 	t->lv_fold(t, level);
 	e->mark(e, m + 3);
 	t->lv_update(t, level, x->algo.sv, st.examined);

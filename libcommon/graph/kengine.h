@@ -290,12 +290,22 @@ struct kbfs_transport {
 	 *                       summed over the world
 	 *   lv_pred(t)          after the last level and e->finish(): PRED of
 	 *                       every owned vertex, instead of the MIN
-	 *                       reduce-scatter of PL */
+	 *                       reduce-scatter of PL
+	 *   lv_ring_give(t, s, seg)  (optional, a grid of several columns:
+	 *                       bottom-up sub-steps, kbfs.c) after sub-step s
+	 *                       (< C - 1) on row segment seg: ROWVIS's segment
+	 *                       seg to the left neighbour of the row, its ring
+	 *                       slot s, and a flag
+	 *   lv_ring_take(t, s, seg)  before sub-step s (> 0): waits for the
+	 *                       right neighbour's flag, then ROWVIS's segment
+	 *                       seg |= ring slot s - 1 */
 	void (*lv_start)(kbfs_transport *t);
 	void (*lv_fold)(kbfs_transport *t, uint64_t level);
 	void (*lv_update)(kbfs_transport *t, uint64_t level, int sv, uint64_t examined);
 	void (*lv_counts)(kbfs_transport *t, uint64_t cnt[6]);
 	void (*lv_pred)(kbfs_transport *t);
+	void (*lv_ring_give)(kbfs_transport *t, int s, int seg);
+	void (*lv_ring_take)(kbfs_transport *t, int s, int seg);
 };
 
 /* The implementations in libcommon (fill *e / *t; no allocation yet). */
