@@ -27,7 +27,8 @@
 # what their events cost), then one option off at a time: --step-sync,
 # --no-bu-first, --no-td-small, --bu-kernel word, the first issue's path, --kernel edge (word kernel and
 # step waits), the directions, the exchanges (grids of several ranks: the
-# wire forms, then the peer transport's --dense-push and --transport nccl
+# wire forms, then the peer transport's --dense-push, --bu-substeps (on:
+# experimental, grids of several columns) and --transport nccl
 # and mpi; as many GPUs as the grid has ranks, at most what is visible), the
 # other kernels.
 # Options: --grid RxC (ablation grid), --roots N (default 64), --fresh
@@ -310,6 +311,8 @@ ablation)
 	if [ $wired = 1 ] && [ "$GRID" != 1x1 ]; then
 		# the peer transport's mechanisms off in turn (where it runs: a GPU a rank)
 		search "s$SCALE-$GRID-dense-push" "$GRID" $ng -n "$ROOTS" --no-validate --dense-push
+		# off by default until measured: the 2D bottom-up in sub-steps (grids of several columns)
+		case $GRID in *x1) ;; *) search "s$SCALE-$GRID-bu-substeps" "$GRID" $ng -n "$ROOTS" --no-validate --bu-substeps ;; esac
 		search "s$SCALE-$GRID-transport-nccl" "$GRID" $ng -n "$ROOTS" --no-validate --transport nccl
 		search "s$SCALE-$GRID-transport-mpi" "$GRID" $ng -n "$ROOTS" --no-validate --transport mpi
 	fi
