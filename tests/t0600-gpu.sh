@@ -4,7 +4,8 @@
 # 1x2, 2x1, 2x2 at scales 10-14 for every kernel, exchange mode, direction,
 # compression and shared-visited setting; the rare paths (frontier pieces,
 # u64 offsets, u64 indices, warp/thread bottom-up split, vbfs K, the NCCL
-# transport falling back to MPI on a shared GPU); then kbfs --engine cuda
+# transport falling back to MPI on a shared GPU; the CSR's column indices
+# made on the GPU, test_engine --csr-device); then kbfs --engine cuda
 # itself: every tree validates and every depth equals --engine cpu's; the
 # memory plan (--dry-run, the refusal before allocating), -v reports.
 # Two GPUs: t0630-gpu-multi.sh.  Sanitizers: t0620.  Codec: t0610.
@@ -44,11 +45,17 @@ for g in $RARE; do
 		prun "$g" env KBFS_CUDA_TD_CHUNK=3 "$TB/test_engine" --configs quick --roots 3 --kernels lb,vbfs "$P12"
 	sub_tap "engine $g: u64 offsets on the device (KBFS_CUDA_OFF64=1)" \
 		prun "$g" env KBFS_CUDA_OFF64=1 "$TB/test_engine" --configs quick --roots 3 "$P12"
+	sub_tap "engine $g: the CSR's column indices made on the GPU (--csr-device): every level record equal" \
+		prun "$g" "$TB/test_engine" --csr-device --configs quick --roots 3 "$P12"
+	sub_tap "engine $g: the same with u64 offsets on the device" \
+		prun "$g" env KBFS_CUDA_OFF64=1 "$TB/test_engine" --csr-device --configs quick --roots 3 --kernels lb "$P12"
 	sub_tap "engine $g: the partition copied through pinned buffers of 4000 bytes (KBFS_CUDA_STAGED=4000)" \
 		prun "$g" env KBFS_CUDA_STAGED=4000 "$TB/test_engine" --configs quick --roots 3 "$P12"
 	part 12 "$g" --wide
 	sub_tap "engine $g: u64 local indices (kpart --wide)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 "$PART"
+	sub_tap "engine $g: u64 local indices, the column indices made on the GPU" \
+		prun "$g" "$TB/test_engine" --csr-device --configs quick --roots 3 --kernels lb "$PART"
 	sub_tap "engine $g: u64 indices and offsets, pieces of 2 words" \
 		prun "$g" env KBFS_CUDA_OFF64=1 KBFS_CUDA_TD_CHUNK=2 "$TB/test_engine" --configs quick --roots 3 "$PART"
 	sub_tap "engine $g: bottom-up warp per row everywhere (--bu-split 0)" \
@@ -119,6 +126,22 @@ for g in $GRIDS; do
 			ok "kbfs cuda $k $g scale $s: depths equal --engine cpu's" same_depths "$T/d" "$T/cpu$s"
 		done
 	done
+done
+kb_host() { KBFS_CUDA_CSR_HOST=1 kb "$@"; }
+# the CSR's column indices: made on the GPU (the default, -v says so) or on
+# the host and copied (KBFS_CUDA_CSR_HOST=1, the ablation): the same depths
+for g in $GRIDS; do
+	part 13 "$g"
+	rm -rf "$T/d"
+	run_ok "kbfs cuda $g scale 13: column indices made on the GPU, 8 trees validate" \
+		kb "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+	ok "... -v says they were made on the GPU" grep -q "column indices made on the GPU" "$T/err"
+	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
+	rm -rf "$T/d"
+	run_ok "kbfs cuda $g scale 13: KBFS_CUDA_CSR_HOST=1, 8 trees validate" \
+		kb_host "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+	ok "... -v says they were copied from the host" grep -q "column indices copied from the host" "$T/err"
+	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
 done
 # the input's own order (kpart --relabel none) and the step-by-step waits, every grid, scale 12
 for g in $GRIDS; do
