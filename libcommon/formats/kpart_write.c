@@ -119,8 +119,12 @@ static uint64_t first_at_least(const uint64_t *a, uint64_t lo, uint64_t hi, uint
  * taken by one thread, which counts its rows (first round: rp) or places
  * its entries at their rows' cursors (second round).  Batches come in
  * column order, so every row gets its columns ascending, as from one thread.
+ * known: rp already holds where every row starts (a rank file's rowptr:
+ * kpart_block_csr), so the first round is skipped; a cursor past nnz is
+ * then never written through (rowptr disagreeing with the CSC shows in rp
+ * after the call).
  */
-static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
+static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci, int known)
 {
 	const uint32_t *ri = b->rowidx;
 	const uint64_t *cp = b->colptr;
@@ -135,11 +139,13 @@ static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
 	K = K < maxc ? maxc : K;
 	uint64_t *tmp = kmalloc(kmul((size_t)K, 8)), *cnt = kmalloc(kmul((size_t)T, (size_t)np * 8));
 	uint64_t *ps = kmalloc(kmul((size_t)np + 1, 8)), *cb = kmalloc(kmul((size_t)T + 1, 8));
+	if (!known) {
 #pragma omp parallel for schedule(static)
-	for (uint64_t r = 0; r <= nr; r++)
-		rp[r] = 0;
-	for (int round = 0; round < 2; round++) {
-		if (round == 1)
+		for (uint64_t r = 0; r <= nr; r++)
+			rp[r] = 0;
+	}
+	for (int round = known ? 1 : 0; round < 2; round++) {
+		if (round == 1 && !known)
 			kpart_prefix_sum(rp, (size_t)nr + 1); /* rp[r]: where row r starts (its cursor) */
 		for (uint64_t c0 = 0, c1; c0 < nc; c0 = c1) {
 			uint64_t lo = c0 + 1, hi = nc; /* c1: the last column end within K entries */
@@ -194,8 +200,9 @@ static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
 						for (uint64_t e = ps[p]; e < ps[p + 1]; e++)
 							rp[((uint32_t *)tmp)[e] + 1]++;
 					else
-						for (uint64_t e = ps[p]; e < ps[p + 1]; e++)
-							ci[rp[tmp[e] >> 32]++] = (uint32_t)tmp[e];
+						for (uint64_t e = ps[p], at; e < ps[p + 1]; e++)
+							if ((at = rp[tmp[e] >> 32]++) < nnz)
+								ci[at] = (uint32_t)tmp[e];
 				}
 			}
 		}
@@ -304,26 +311,6 @@ static void transpose_rows(const kpart_block *b, uint64_t *rp, uint64_t *ci)
 	free(cur);
 }
 
-int kpart_block_csr(kpart_block *b)
-{
-	size_t iw = b->idx64 ? 8 : 4;
-	uint64_t nr = b->nrows, *rp = kmalloc(kmul((size_t)nr + 1, 8));
-	void *ci = kmalloc(kmul((size_t)b->nnz, iw) + 1);
-	kpart_transpose(b, rp, ci);
-	int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (nr > 65536)
-	for (uint64_t r = 0; r <= nr; r++)
-		bad |= rp[r] != b->rowptr[r];
-	free(rp);
-	if (bad) {
-		free(ci);
-		return -1;
-	}
-	free(b->colidx);
-	b->colidx = ci;
-	return 0;
-}
-
 /*
  * The CSR of b as the transpose of its CSC; rows come out sorted.  With
  * 32-bit indices the entries go first to partitions of 2^s rows (in place,
@@ -332,7 +319,7 @@ int kpart_block_csr(kpart_block *b)
  * so columns stay ascending); where that does not fit, transpose_batched.
  * 64-bit indices: one scatter.
  */
-void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
+static void transpose(const kpart_block *b, uint64_t *rp, void *colidx, int known)
 {
 	uint64_t nr = b->nrows, nc = b->ncols;
 	int bc = kpart_bits_for(nc), br = kpart_bits_for(nr), s = br - 10;
@@ -341,8 +328,10 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	if (s > 32 - bc)
 		s = 32 - bc;
 	uint64_t np = s < 0 ? 0 : ((nr - 1) >> s) + 1;
-	if (!b->idx64 && (s < 0 || np > (1u << 16))) {
-		transpose_batched(b, rp, colidx);
+	/* test hook (test_kpart): the batched path on small blocks */
+	const char *hook = getenv("KPART_TEST_TRANSPOSE_BATCHED");
+	if (!b->idx64 && (s < 0 || np > (1u << 16) || (hook && !strcmp(hook, "1")))) {
+		transpose_batched(b, rp, colidx, known);
 		return;
 	}
 	if (b->idx64) {
@@ -417,6 +406,29 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	}
 	rp[nr] = b->nnz;
 	free(ps);
+}
+
+void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx) { transpose(b, rp, colidx, 0); }
+
+int kpart_block_csr(kpart_block *b)
+{
+	size_t iw = b->idx64 ? 8 : 4;
+	uint64_t nr = b->nrows, *rp = kmalloc(kmul((size_t)nr + 1, 8));
+	void *ci = kmalloc(kmul((size_t)b->nnz, iw) + 1);
+	kio_copy_par(rp, b->rowptr, (size_t)(nr + 1) * 8); /* the rows' starts, where a path can use them */
+	transpose(b, rp, ci, 1);
+	int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (nr > 65536)
+	for (uint64_t r = 0; r <= nr; r++)
+		bad |= rp[r] != b->rowptr[r];
+	free(rp);
+	if (bad) {
+		free(ci);
+		return -1;
+	}
+	free(b->colidx);
+	b->colidx = ci;
+	return 0;
 }
 
 /* n integers of mw bytes into dst as fw-byte little-endian integers */

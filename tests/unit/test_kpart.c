@@ -529,9 +529,33 @@ static void test_transpose(void)
 #endif
 		b.idx64 = 0;
 		b.rowidx = ri;
-		int good = !kpart_block_csr(&b) && !memcmp(b.colidx, want, 4 * nnz);
-		free(b.colidx);
-		b.colidx = NULL;
+		int good = 1;
+		/* the partitioned path, then the batched one (KPART_TEST_TRANSPOSE_BATCHED:
+		 * the path of blocks of more than 2^22 rows), each from the stored
+		 * rowptr (kpart_block_csr) and counting its own (kpart_transpose) */
+		for (int batched = 0; batched < 2; batched++) {
+			setenv("KPART_TEST_TRANSPOSE_BATCHED", batched ? "1" : "0", 1);
+			uint64_t *rp2 = malloc(8 * (N + 1));
+			uint32_t *ci2 = malloc(4 * nnz + 4);
+			kpart_transpose(&b, rp2, ci2);
+			good = good && !kpart_block_csr(&b) && !memcmp(b.colidx, want, 4 * nnz) &&
+			       !memcmp(ci2, want, 4 * nnz) && !memcmp(rp2, rp, 8 * (N + 1));
+			free(rp2);
+			free(ci2);
+			free(b.colidx);
+			b.colidx = NULL;
+			/* a row offset moved, and the last one short: refused */
+			uint64_t r = N / 2;
+			while (rp[r] == rp[r + 1])
+				r++;
+			rp[r]++;
+			good = good && kpart_block_csr(&b) == -1 && !b.colidx;
+			rp[r]--;
+			rp[N]--;
+			good = good && kpart_block_csr(&b) == -1 && !b.colidx;
+			rp[N]++;
+		}
+		unsetenv("KPART_TEST_TRANSPOSE_BATCHED");
 		b.idx64 = 1;
 		b.rowidx = ri64;
 		good = good && !kpart_block_csr(&b);
@@ -539,7 +563,8 @@ static void test_transpose(void)
 			good = ((uint64_t *)b.colidx)[k] == want[k];
 		free(b.colidx);
 		b.colidx = NULL;
-		ok(good, "%d thread(s): %llu entries transposed as one thread does, 32- and 64-bit", t,
+		ok(good, "%d thread(s): %llu entries transposed as one thread does (32-bit partitioned and batched, "
+			 "64-bit), moved row offsets refused", t,
 		   (unsigned long long)nnz);
 	}
 	/* 2 threads: a column with a row on each side of the rows' halves (by
