@@ -95,31 +95,6 @@ sed -i 's/^nnz = /nnz = 1/' "$T/b/manifest"
 must_fail 1 "--check: an edited manifest" kpart --check "$T/b"
 stderr_has "corrupt manifest" "--check: the manifest's own checksum"
 must_fail 3 "--check: no such partition" kpart --check "$T/nope"
-# rows RANKFILE PERL: rank file RANKFILE (of $T/b, format 2: colptr, rowidx,
-# rowptr, tdeg, orig; 4-byte offsets and indices) with its row offsets
-# @r changed by PERL, every checksum made right again (kpart(5))
-rows() {
-	perl -MCompress::Zlib -e '
-		my ($d, $f, $code) = @ARGV; local $/;
-		open(my $m, "<", "$d/manifest") or die; my $man = <$m>; close $m;
-		my ($N) = $man =~ /^N = (\d+)$/m; my ($R) = $man =~ /^R = (\d+)$/m; my ($C) = $man =~ /^C = (\d+)$/m;
-		my ($k) = $f =~ /rank-(\d+)/; my ($nnz) = $man =~ /^rank\.$k\.nnz = (\d+)$/m or die;
-		open(my $r, "<:raw", "$d/$f") or die; my $b = <$r>; close $r;
-		my $at = 96 + 4 * ($N / $C + 1) + 4 * $nnz, $n = $N / $R + 1;
-		my @r = unpack("V*", substr($b, $at, 4 * $n));
-		eval $code; die $@ if $@;
-		substr($b, $at, 4 * $n) = pack("V*", @r);
-		my $body = substr($b, 0, length($b) - 20);
-		my $t = "KEND" . pack("Q<V", $nnz, crc32($body));
-		$b = $body . $t . pack("V", crc32($t));
-		open($r, ">:raw", "$d/$f") or die; print $r $b; close $r;
-		my $c = sprintf("%08x", crc32($b));
-		$man =~ s/^(rank\.$k\.crc32 = )\w+$/$1$c/m;
-		$man =~ s/^checksum = .*\n//m;
-		$man .= sprintf("checksum = %08x\n", crc32($man));
-		open($m, ">", "$d/manifest") or die; print $m $man; close $m;
-	' "$T/b" "$@"
-}
 # format 2 stores the CSR's row offsets, not its column indices: each
 # reader makes them from the CSC and checks them against the row offsets
 rm -r "$T/b" && cp -r "$T/p" "$T/b"
@@ -142,13 +117,13 @@ done
 # one row's entry moved to the row before, every checksum right: the
 # transpose of the CSC disagrees (kstat reads no arrays: the CRC is right)
 rm -r "$T/b" && cp -r "$T/q" "$T/b"
-rows rank-00000.kpart 'for my $i (1 .. $#r - 1) { if ($r[$i] < $r[$i + 1]) { $r[$i]++; last } }'
+kpart_rows "$T/b" rank-00000.kpart 'for my $i (1 .. $#r - 1) { if ($r[$i] < $r[$i + 1]) { $r[$i]++; last } }'
 for p in "kpart --check" "kbfs --engine cpu -r 1" "kvalidate"; do
 	must_fail 1 "row offsets that disagree with the CSC, checksums right: $p" $p "$T/b" $(args "$p")
 	stderr_has "rank-00000.kpart': the row offsets disagree with the rows of the columns (corrupt rank file)" "... names the file and the problem"
 done
 rm -r "$T/b" && cp -r "$T/q" "$T/b"
-rows rank-00000.kpart '$r[$#r]--'
+kpart_rows "$T/b" rank-00000.kpart '$r[$#r]--'
 must_fail 1 "row offsets that end short of nnz, checksums right" kpart --check "$T/b"
 stderr_has "rank-00000.kpart': offsets or indices out of range" "... out of range"
 

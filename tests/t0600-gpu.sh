@@ -143,6 +143,16 @@ for g in $GRIDS; do
 	ok "... -v says they were copied from the host" grep -q "column indices copied from the host" "$T/err"
 	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
 done
+# row offsets that disagree with the CSC, every checksum right: the GPU's
+# scatter finds a row over full, the host's transpose (KBFS_CUDA_CSR_HOST=1)
+# the same
+part 12 1x1
+rm -rf "$T/badrows" && cp -r "$PART" "$T/badrows"
+kpart_rows "$T/badrows" rank-00000.kpart 'for my $i (1 .. $#r - 1) { if ($r[$i] < $r[$i + 1]) { $r[$i]++; last } }'
+must_fail 1 "row offsets that disagree with the CSC: the GPU refuses them" kbfs --engine cuda -r 1 "$T/badrows"
+stderr_has "the row offsets disagree with the rows of the columns (corrupt rank file)" "... saying so"
+KBFS_CUDA_CSR_HOST=1 must_fail 1 "... and the host, with KBFS_CUDA_CSR_HOST=1" kbfs --engine cuda -r 1 "$T/badrows"
+stderr_has "rank-00000.kpart': the row offsets disagree with the rows of the columns" "... naming the file"
 # the input's own order (kpart --relabel none) and the step-by-step waits, every grid, scale 12
 for g in $GRIDS; do
 	part 12 "$g" --relabel none
