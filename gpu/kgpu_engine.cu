@@ -215,7 +215,7 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	int rc = kgpu_bind(&st->o);
 	if (rc)
 		return rc;
-	if (!b->colptr || !b->rowptr || (b->nnz && (!b->rowidx || !b->colidx)) || !b->tdeg)
+	if (!b->colptr || !b->rowptr || (b->nnz && !b->rowidx) || !b->tdeg)
 		KBUG("cuda setup: block without arrays");
 	st->b = b;
 	kgpu_geom_init(&st->g, b, conf, &st->o);
@@ -292,7 +292,14 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	// on the engine's stream, finished when they return (staged through
 	// pinned buffers when large): the kernels below come after them
 	kgpu_copy_staged(st->slot[KS_ROWIDX], b->rowidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
-	kgpu_copy_staged(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
+	// the CSR's column indices: copied when the host made them (kbfs with
+	// the default), else (KBFS_CUDA_CSR_DEVICE=1) made here from the CSC
+	if (b->colidx)
+		kgpu_copy_staged(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
+	else if ((rc = kgpu_csr_build(st))) {
+		free_all(st);
+		return rc;
+	}
 	const int eb = kgpu_blocks(st->g.roww, 256, st->grid);
 	if (st->g.off64)
 		k_empty_rows<u64><<<eb, 256, 0, st->s>>>((const u64 *)st->slot[KS_ROWPTR], (u64 *)st->slot[KS_EMPTY],
@@ -306,9 +313,10 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	kgpu_valid_setup(st);
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 	kinfo("cuda: GPU %d: %.2f GiB in device memory (%.2f bytes per directed edge, %s offsets, %s indices), "
-	      "partition copied in %.3f s; kernel %s, bottom-up %s%s, %s", kgpu_current_gpu(),
+	      "partition copied in %.3f s (column indices %s); kernel %s, bottom-up %s%s, %s", kgpu_current_gpu(),
 	      (plan.total - plan.reserve) / 1073741824.0, plan.bytes_per_edge, st->g.off64 ? "u64" : "u32",
-	      st->g.idx64 ? "u64" : "u32", ktime() - t0, kgpu_kernel_name(st->o.kernel),
+	      st->g.idx64 ? "u64" : "u32", ktime() - t0, b->colidx ? "copied from the host" : "made on the GPU",
+	      kgpu_kernel_name(st->o.kernel),
 	      kgpu_bu_kernel_name(st->o.bu_kernel), st->g.bu_first ? " with first probes" : "",
 	      st->o.step_sync ? "a wait after every step" : "one wait a level");
 	return 0;

@@ -6,6 +6,7 @@
 //   kgpu_device.cu   binding a GPU, device info, the failure reporter
 //   kgpu_plan.cu     the device memory plan (setup allocates exactly it)
 //   kgpu_engine.cu   the kbfs_engine functions; reset and update kernels
+//   kgpu_csr.cu      the CSR's column indices made from the CSC at set-up
 //   kgpu_topdown.cu  frontier word list, frontier pieces, the four expansions
 //   kgpu_bottomup.cu bottom-up with early exit, thread- or warp-per-row
 //   kgpu_codec.cu    pack / unpack of the wire forms (kgpu_vlq.cuh: the warp codec)
@@ -207,6 +208,11 @@ void kgpu_bottom_up(kgpu_state *st, u64 level, u64 nf, kbfs_step *out);
 void kgpu_bu_substep(kgpu_state *st, u64 level, int seg, const void *ring, kbfs_step *out);
 // Each row's first CSR entry into KS_FIRST (set-up).
 void kgpu_first_build(kgpu_state *st);
+// b->colidx == NULL: the CSR's column indices made in KS_COLIDX from the
+// CSC and rowptr already on the device (PL's memory as scratch, refilled);
+// 0, KEXIT_DATA (the row offsets disagree with the CSC) or KEXIT_RESOURCE
+// after kerror().
+int kgpu_csr_build(kgpu_state *st);
 // CUB temporary bytes each module needs at most.
 size_t kgpu_td_cub_bytes(const kgpu_geom *g);
 size_t kgpu_codec_cub_bytes(const kgpu_geom *g);

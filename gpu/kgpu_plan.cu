@@ -9,7 +9,10 @@
 // shares PL's memory on one-column grids (where the row reduction is a
 // copy); PL itself (8 bytes a local row) is the interface's; everything else is O(N/R + N/C) or a fixed scratch: the
 // top-down expansion works on pieces of td_chunk frontier words, so there
-// is no per-edge scratch at all.
+// is no per-edge scratch at all.  Making the CSR's column indices at set-up
+// (kgpu_csr.cu: rank files do not store them) borrows PL for the rows'
+// cursors and, for a moment, at most 64 MiB (or the largest row) and CUB's
+// scratch for its sorts, within the reserve.
 #include "kgpu_internal.cuh"
 
 #include <stdio.h>

@@ -23,6 +23,20 @@ placed() {
 		END { exit bad }'
 }
 
+# sizes DIR: every rank file is kpart(5)'s size for format 2: the CSC, the
+# CSR's row offsets, tdeg (and orig), no column indices (4-byte offsets and
+# indices here)
+sizes() {
+	local R C N nb k=2 r nnz f
+	R=$(value R "$1") C=$(value C "$1") N=$(value N "$1") nb=$(value nb "$1")
+	[ "$(value version "$1")" = 2.0 ] || return 1
+	[ "$(value relabel "$1")" = none ] && [ "$(value source_map "$1")" != yes ] && k=1
+	for ((r = 0; r < R * C; r++)); do
+		f=$(printf '%s/rank-%05d.kpart' "$1" "$r") nnz=$(value "rank.$(printf %05d "$r").nnz" "$1")
+		[ "$(wc -c <"$f")" -eq $((96 + 4 * (N / C + 1 + N / R + 1) + 4 * nnz + 8 * nb * k + 20)) ] || return 1
+	done
+}
+
 grids="1x1 1x2 2x1 2x2 1x4 4x1 2x3 3x2"
 for s in 10 11 12 13 14; do
 	want "$s" || { echo "Bail out! kgen -s $s failed"; exit 1; }
@@ -37,6 +51,7 @@ for s in 10 11 12 13 14; do
 		is "$(value nnz "$P")" "$(wc -l <"$T/want$s" | tr -d ' ')" "scale $s, $g: the manifest counts them"
 		is "$(value selfloops "$P")" "$(awk '$1 == $2' "$T/g$s.txt" | wc -l | tr -d ' ')" "scale $s, $g: self-loops counted"
 		run_ok "scale $s, $g: kpart --check passes" kpart --check "$P"
+		ok "scale $s, $g: format 2.0, rank files of the CSC and the row offsets alone" sizes "$P"
 	done
 done
 
@@ -79,6 +94,7 @@ for g in 1x1 2x3; do
 	ok "$g --relabel none: the stored edges are the input's" cmp -s "$T/got" "$T/want12"
 	ok "$g --relabel none: every edge in the rank the layout names" placed "$P"
 	is "$(value relabel "$P")" "none" "$g --relabel none: the manifest says so"
+	ok "$g --relabel none: format 2.0 sizes (no orig)" sizes "$P"
 	ok "$g --relabel none: internal ids are input ids" cmp -s <(kpart --dump-layout "$P" | cut -d' ' -f2-) <(kpart --dump "$P")
 done
 is "$(value relabel "$T/p12-2x2")" "degree" "degree is the default ordering"
@@ -92,6 +108,7 @@ is "$(kpart --dump "$T/sp" | sort | tr '\n' ' ')" \
 	"imported ids come back as the input's own"
 is "$(value seed1 "$T/sp") $(value seed2 "$T/sp")" "2 3" "imported graphs get seeds 2 and 3"
 run_ok "--check on it" kpart --check "$T/sp"
+ok "format 2.0 sizes (orig for the map)" sizes "$T/sp"
 
 # standard input and a compressed edge file (read as streams)
 run_ok "standard input" kpart -R 2 -C 2 -o "$T/stdin" - <"$T/g10.kg"

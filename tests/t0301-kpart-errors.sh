@@ -95,6 +95,72 @@ sed -i 's/^nnz = /nnz = 1/' "$T/b/manifest"
 must_fail 1 "--check: an edited manifest" kpart --check "$T/b"
 stderr_has "corrupt manifest" "--check: the manifest's own checksum"
 must_fail 3 "--check: no such partition" kpart --check "$T/nope"
+# format 2 stores the CSR's row offsets, not its column indices: each
+# reader makes them from the CSC and checks them against the row offsets
+rm -r "$T/b" && cp -r "$T/p" "$T/b"
+is "$(sed -n 's/^version = //p' "$T/b/manifest")" "2.0" "the manifest says format 2.0"
+nnz0=$(sed -n 's/^rank.00000.nnz = //p' "$T/b/manifest") N=$(sed -n 's/^N = //p' "$T/b/manifest")
+is "$(wc -c <"$T/b/rank-00000.kpart" | tr -d ' ')" "$((96 + 4 * (N / 2 + 1) * 2 + 4 * nnz0 + 8 * N / 4 + 8 * N / 4 + 20))" \
+	"a rank file's size: the CSC, the row offsets, tdeg and orig (no column indices)"
+# a flipped byte in the row offsets (a 1x1 partition, for kbfs and kvalidate
+# on one process): the CRC
+kpart -q -R 1 -C 1 -o "$T/q" "$T/g.kg"
+readers=("kpart --check" "kstat" "kbfs --engine cpu -r 1" "kvalidate")
+args() { [ "$1" = kvalidate ] && echo "$FIX/pred/valid-crlf-no-final-newline.txt"; }
+rm -r "$T/b" && cp -r "$T/q" "$T/b"
+nnz0=$(sed -n 's/^rank.00000.nnz = //p' "$T/b/manifest") N=$(sed -n 's/^N = //p' "$T/b/manifest")
+printf '\377' | dd of="$T/b/rank-00000.kpart" bs=1 seek=$((96 + 4 * (N + 1) + 4 * nnz0 + 4 * (N / 2))) conv=notrunc 2>/dev/null
+for p in "${readers[@]}"; do
+	must_fail 1 "a flipped byte in the row offsets: $p" $p "$T/b" $(args "$p")
+	stderr_has "rank-00000.kpart': checksum mismatch" "... the CRC catches it"
+done
+# one row's entry moved to the row before, every checksum right: the
+# transpose of the CSC disagrees (kstat reads no arrays: the CRC is right)
+rm -r "$T/b" && cp -r "$T/q" "$T/b"
+kpart_rows "$T/b" rank-00000.kpart 'for my $i (1 .. $#r - 1) { if ($r[$i] < $r[$i + 1]) { $r[$i]++; last } }'
+for p in "kpart --check" "kbfs --engine cpu -r 1" "kvalidate"; do
+	must_fail 1 "row offsets that disagree with the CSC, checksums right: $p" $p "$T/b" $(args "$p")
+	stderr_has "rank-00000.kpart': the row offsets disagree with the rows of the columns (corrupt rank file)" "... names the file and the problem"
+done
+rm -r "$T/b" && cp -r "$T/q" "$T/b"
+kpart_rows "$T/b" rank-00000.kpart '$r[$#r]--'
+must_fail 1 "row offsets that end short of nnz, checksums right" kpart --check "$T/b"
+stderr_has "rank-00000.kpart': offsets or indices out of range" "... out of range"
+
+# ---- format 1 (rank files with the CSR's column indices): refused by every
+# reader, naming the file, its version and the command that rebuilds it
+V1=$FIX/part/v1-1x2
+want="'$V1/manifest': partition format 1.0, which this kbfs no longer reads (it reads 2.0); rebuild it with kpart -R 1 -C 2 --relabel none --force -o $V1 tiny.kg"
+for p in "kpart --check" "kpart --dump" kstat "kstat --json" "kbfs --engine cpu -r 1" "kvalidate"; do
+	refuse 1 "format 1: $p" "$want" $p "$V1" $(args "$p")
+done
+if have_mpi; then
+	MPIRUN 2 kbfs --engine cpu -r 1 "$V1" >"$T/out" 2>"$T/err"
+	is "$?" 1 "format 1: kbfs on its 2 ranks, exit 1"
+	is "$(grep -cF "$want" "$T/err")" 1 "... the same line, once"
+	MPIRUN 2 kvalidate "$V1" "$FIX/pred/valid-crlf-no-final-newline.txt" >"$T/out" 2>"$T/err"
+	is "$?" 1 "format 1: kvalidate on its 2 ranks, exit 1"
+	is "$(grep -cF "$want" "$T/err")" 1 "... the same line, once"
+else
+	for k in 1 2 3 4; do skip "format 1 on 2 ranks: no mpirun"; done
+fi
+# a manifest of 2.0 over rank files of 1.0: the rank file says so
+cp -r "$V1" "$T/v1b"
+perl -MCompress::Zlib -e '
+	local $/; open(my $m, "<", $ARGV[0]) or die; my $man = <$m>; close $m;
+	$man =~ s/^version = 1\.0$/version = 2.0/m; $man =~ s/^checksum = .*\n//m;
+	$man .= sprintf("checksum = %08x\n", crc32($man));
+	open($m, ">", $ARGV[0]) or die; print $m $man; close $m;' "$T/v1b/manifest"
+kpart --check "$T/v1b" >"$T/out" 2>"$T/err"
+is "$?" 1 "a rank file of format 1 under a 2.0 manifest: exit 1"
+stderr_has "rank-00000.kpart': rank file format 1.0, which this kbfs no longer reads (it reads 2.0); rebuild the partition with kpart -R 1 -C 2 --relabel none --force -o $T/v1b tiny.kg" \
+	"... names the file, its version and the command"
+# the command it gives rebuilds it (the source beside it)
+mkdir -p "$T/rebuild" && cp -r "$V1" "$T/rebuild/v1" && kgen -q --from "$FIX/part/v1-1x2.txt" -o "$T/rebuild/tiny.kg"
+run_ok "the rebuild command works" sh -c "cd '$T/rebuild' && kpart -q -R 1 -C 2 --relabel none --force -o v1 tiny.kg"
+run_ok "and the partition is read" kpart --check "$T/rebuild/v1"
+is "$(sed -n 's/^source_crc32 = //p' "$T/rebuild/v1/manifest")" \
+	"$(sed -n 's/^source_crc32 = //p' "$V1/manifest")" "from the same edge file"
 printf 'x' >>"$T/p/rank-00000.kpart"
 must_fail 1 "--check: a rank file with bytes appended" kpart --check "$T/p"
 stderr_has "the manifest says" "--check: names the sizes"

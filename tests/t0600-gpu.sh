@@ -4,7 +4,8 @@
 # 1x2, 2x1, 2x2 at scales 10-14 for every kernel, exchange mode, direction,
 # compression and shared-visited setting; the rare paths (frontier pieces,
 # u64 offsets, u64 indices, warp/thread bottom-up split, vbfs K, the NCCL
-# transport falling back to MPI on a shared GPU); then kbfs --engine cuda
+# transport falling back to MPI on a shared GPU; the CSR's column indices
+# made on the GPU, test_engine --csr-device); then kbfs --engine cuda
 # itself: every tree validates and every depth equals --engine cpu's; the
 # memory plan (--dry-run, the refusal before allocating), -v reports.
 # Two GPUs: t0630-gpu-multi.sh.  Sanitizers: t0620.  Codec: t0610.
@@ -44,11 +45,17 @@ for g in $RARE; do
 		prun "$g" env KBFS_CUDA_TD_CHUNK=3 "$TB/test_engine" --configs quick --roots 3 --kernels lb,vbfs "$P12"
 	sub_tap "engine $g: u64 offsets on the device (KBFS_CUDA_OFF64=1)" \
 		prun "$g" env KBFS_CUDA_OFF64=1 "$TB/test_engine" --configs quick --roots 3 "$P12"
+	sub_tap "engine $g: the CSR's column indices made on the GPU (--csr-device): every level record equal" \
+		prun "$g" "$TB/test_engine" --csr-device --configs quick --roots 3 "$P12"
+	sub_tap "engine $g: the same with u64 offsets on the device" \
+		prun "$g" env KBFS_CUDA_OFF64=1 "$TB/test_engine" --csr-device --configs quick --roots 3 --kernels lb "$P12"
 	sub_tap "engine $g: the partition copied through pinned buffers of 4000 bytes (KBFS_CUDA_STAGED=4000)" \
 		prun "$g" env KBFS_CUDA_STAGED=4000 "$TB/test_engine" --configs quick --roots 3 "$P12"
 	part 12 "$g" --wide
 	sub_tap "engine $g: u64 local indices (kpart --wide)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 "$PART"
+	sub_tap "engine $g: u64 local indices, the column indices made on the GPU" \
+		prun "$g" "$TB/test_engine" --csr-device --configs quick --roots 3 --kernels lb "$PART"
 	sub_tap "engine $g: u64 indices and offsets, pieces of 2 words" \
 		prun "$g" env KBFS_CUDA_OFF64=1 KBFS_CUDA_TD_CHUNK=2 "$TB/test_engine" --configs quick --roots 3 "$PART"
 	sub_tap "engine $g: bottom-up warp per row everywhere (--bu-split 0)" \
@@ -120,6 +127,33 @@ for g in $GRIDS; do
 		done
 	done
 done
+kb_dev() { KBFS_CUDA_CSR_DEVICE=1 kb "$@"; }
+# the CSR's column indices: made on the host and copied (the default until
+# the GPU's path is measured) or on the GPU (KBFS_CUDA_CSR_DEVICE=1): the
+# same depths
+for g in $GRIDS; do
+	part 13 "$g"
+	rm -rf "$T/d"
+	run_ok "kbfs cuda $g scale 13: KBFS_CUDA_CSR_DEVICE=1, column indices made on the GPU, 8 trees validate" \
+		kb_dev "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+	ok "... -v says they were made on the GPU" grep -q "column indices made on the GPU" "$T/err"
+	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
+	rm -rf "$T/d"
+	run_ok "kbfs cuda $g scale 13: by default, 8 trees validate" \
+		kb "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+	ok "... -v says they were copied from the host" grep -q "column indices copied from the host" "$T/err"
+	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
+done
+# row offsets that disagree with the CSC, every checksum right: the GPU's
+# scatter finds a row over full (KBFS_CUDA_CSR_DEVICE=1), the host's
+# transpose the same
+part 12 1x1
+rm -rf "$T/badrows" && cp -r "$PART" "$T/badrows"
+kpart_rows "$T/badrows" rank-00000.kpart 'for my $i (1 .. $#r - 1) { if ($r[$i] < $r[$i + 1]) { $r[$i]++; last } }'
+KBFS_CUDA_CSR_DEVICE=1 must_fail 1 "row offsets that disagree with the CSC: the GPU refuses them" kbfs --engine cuda -r 1 "$T/badrows"
+stderr_has "the row offsets disagree with the rows of the columns (corrupt rank file)" "... saying so"
+must_fail 1 "... and the host, by default" kbfs --engine cuda -r 1 "$T/badrows"
+stderr_has "rank-00000.kpart': the row offsets disagree with the rows of the columns" "... naming the file"
 # the input's own order (kpart --relabel none) and the step-by-step waits, every grid, scale 12
 for g in $GRIDS; do
 	part 12 "$g" --relabel none

@@ -1,6 +1,7 @@
 #!/bin/bash
-# kpart --engine cuda: the GPU's partitions (manifest and every rank file)
-# cmp-identical to --engine cpu's on every grid t0300 and t0302 cover,
+# kpart --engine cuda: the GPU's partitions (manifest and every rank file,
+# format 2.0: kpart --check reads each back) cmp-identical to --engine
+# cpu's on every grid t0300 and t0302 cover,
 # relabel degree and none, --wide, an imported graph with an id map, a
 # compressed edge file, standard input, one process and mpirun (the ranks
 # sharing the GPU); a small device (KBFS_CUDA_FREE_BYTES) sorts in pieces
@@ -32,7 +33,9 @@ same() {
 	fi
 	local rc=$?
 	OMP_NUM_THREADS=2 kpart -q --engine cpu -R "$R" -C "$C" "$@" -o "$T/c" "$in" <"$src"
-	if [ "$rc" -eq 0 ] && same_partition "$T/c" "$T/g"; then
+	# format 2.0 (the CSC and the CSR's row offsets), read back and checked
+	if [ "$rc" -eq 0 ] && same_partition "$T/c" "$T/g" && [ "$(sed -n 's/^version = //p' "$T/g/manifest")" = 2.0 ] &&
+		kpart --check "$T/g" >/dev/null 2>&1; then
 		return 0
 	fi
 	echo "#   $name: kpart --engine cuda -R $R -C $C $* $in (exit $rc) differs from --engine cpu" >&2

@@ -36,6 +36,7 @@ typedef struct kbfs_run {
 	int rank, size;
 	kpart_manifest man;   /* rank 0, from kbfs_check_grid to the end of kbfs_load */
 	kpart_block blk;
+	int csr_on_device;    /* the CUDA engine makes blk's colidx (kbfs_load leaves it NULL) */
 	const kpart_block *b; /* &blk once loaded */
 	kbfs_engine eng;
 	kbfs_transport tr;

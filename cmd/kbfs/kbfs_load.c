@@ -91,7 +91,17 @@ int kbfs_load(kbfs_run *r)
 	const char *dir = r->dir;
 	kcomm_barrier(r->world);
 	double t0 = ktime();
-	int rc = r->rank == 0 ? kpart_load_with(dir, &r->man, r->rank, &r->blk) : kpart_load(dir, r->rank, &r->blk);
+	/* the CSR's column indices: made here from the CSC, or by the CUDA
+	 * engine on its GPU (then never made or copied here) */
+	int flags = r->csr_on_device ? KPART_LOAD_NO_COLIDX : 0, rc;
+	if (r->rank == 0) {
+		rc = kpart_load_flags(dir, &r->man, r->rank, &r->blk, flags);
+	} else {
+		kpart_manifest m;
+		if (!(rc = kpart_manifest_read(dir, &m)))
+			rc = kpart_load_flags(dir, &m, r->rank, &r->blk, flags);
+		kpart_manifest_free(&m);
+	}
 	rc = kcomm_agree(r->world, rc);
 	if (rc) {
 		kpart_block_free(&r->blk); /* loaded here, but another rank failed */

@@ -262,6 +262,18 @@ static int device_check(kbfs_run *r, const kbfs_root *rt, uint64_t claimed)
 	return red[0] == 0 && red[2] / 2 == claimed;
 }
 
+/* The block's column indices on the host, made from its CSC the first time
+ * kval needs them where the CUDA engine made its own on the GPU: 0, or
+ * KEXIT_DATA after kerror(). */
+static int host_csr(kbfs_run *r)
+{
+	if (r->blk.colidx || !kpart_block_csr(&r->blk))
+		return 0;
+	kerror("'%s': rank %d: the row offsets disagree with the rows of the columns (corrupt rank file)", r->dir,
+	       r->rank);
+	return KEXIT_DATA;
+}
+
 static int run_one(kbfs_run *r, size_t k)
 {
 	kbfs_root *rt = &r->res[k];
@@ -325,6 +337,9 @@ static int run_one(kbfs_run *r, size_t k)
 			if (!all)
 				collect(r, 1);
 		}
+		/* kval reads the CSR on the host: made here where the GPU made its own */
+		if ((rc = kcomm_agree(r->world, host_csr(r))))
+			return rc;
 		/* checks the packed entries as they are (unpacks them only on a miss) */
 		bad = kval_partition_packed(r->world, r->b, rt->internal, r->pred, claimed, &vr);
 	}
@@ -444,6 +459,12 @@ int kbfs_main(kcomm *world, const char *dir, const kbfs_opts *o, kbfs_device *de
 	r->data_stdout = (o->depth_out && !strcmp(o->depth_out, "-")) || (o->pred_out && !strcmp(o->pred_out, "-"));
 	kprov_utc_now(r->started, sizeof r->started);
 	int rc = pick_engine(r);
+	/* the CSR's column indices made on the GPU only when asked
+	 * (KBFS_CUDA_CSR_DEVICE=1) until that path has been run on one; the
+	 * host validator reads the CSR here: then the host makes it anyway */
+	const char *csr_dev = getenv("KBFS_CUDA_CSR_DEVICE");
+	r->csr_on_device = on_device(r) && csr_dev && !strcmp(csr_dev, "1") &&
+			   !(o->validate && o->validator == KBFS_VAL_HOST);
 	if (!rc)
 		rc = kbfs_check_grid(r);
 	if (!rc)

@@ -346,6 +346,28 @@ static int manifest_fields(const char *path, kpart_manifest *m)
 	return 0;
 }
 
+void kpart_rebuild_hint(const kpart_manifest *m, const char *dir, char *buf, size_t len)
+{
+	const char *src = kpart_manifest_get(m, "source");
+	if (!src || !*src || !strcmp(src, "-"))
+		src = "EDGEFILE";
+	snprintf(buf, len, "kpart -R %d -C %d%s --force -o %s %s", m->g.R, m->g.C,
+		 m->relabel ? "" : " --relabel none", dir, src);
+}
+
+/* A partition of an older major version (1: rank files held the CSR's
+ * column indices too) is refused with the command that rebuilds it. */
+static int manifest_old(const char *path, const char *dir, const kpart_manifest *m)
+{
+	if (m->major >= KPART_MAJOR)
+		return 0;
+	char hint[1200];
+	kpart_rebuild_hint(m, dir, hint, sizeof hint);
+	kerror("'%s': partition format %d.%d, which this kbfs no longer reads (it reads %d.%d); rebuild it with %s",
+	       path, m->major, m->minor, KPART_MAJOR, KPART_MINOR, hint);
+	return KEXIT_DATA;
+}
+
 /* Every rank's lines into m->ranks (the grid's, from manifest_fields): 0 or
  * KEXIT_DATA. */
 static int manifest_ranks(const char *path, kpart_manifest *m)
@@ -381,7 +403,7 @@ int kpart_manifest_read(const char *dir, kpart_manifest *m)
 	if (rc)
 		return rc;
 	if (!(rc = slurp(path, &text, &len)) && !(rc = manifest_checked(path, text, len)) &&
-	    !(rc = manifest_lines(path, text, m)) && !(rc = manifest_fields(path, m)))
+	    !(rc = manifest_lines(path, text, m)) && !(rc = manifest_fields(path, m)) && !(rc = manifest_old(path, dir, m)))
 		rc = manifest_ranks(path, m);
 	free(text);
 	if (rc)
@@ -447,7 +469,7 @@ static uint64_t expected_size(const rhead *h)
 	uint64_t lim = UINT64_C(1) << 58;
 	if (h->ncols > lim || h->nrows > lim || h->nnz > lim || h->nb > lim)
 		return 0;
-	return KPART_HEADER_BYTES + ow * (h->ncols + 1) + ow * (h->nrows + 1) + 2 * iw * h->nnz + 8 * h->nb +
+	return KPART_HEADER_BYTES + ow * (h->ncols + 1) + ow * (h->nrows + 1) + iw * h->nnz + 8 * h->nb +
 	       (h->flags & KPART_F_ORIG ? 8 * h->nb : 0) + KPART_TRAILER_BYTES;
 }
 
@@ -556,7 +578,8 @@ void kpart_block_free(kpart_block *b)
  * against the manifest: a file of another partition differs there, even
  * where its whole-file CRC happens to be the same) and the size the header
  * implies.  0 with *in open, or a KEXIT code after kerror(). */
-static int open_rank(const char *path, const kpart_manifest *m, int rank, kio_in **inp, rhead *h, uint32_t *crc)
+static int open_rank(const char *dir, const char *path, const kpart_manifest *m, int rank, kio_in **inp, rhead *h,
+		     uint32_t *crc)
 {
 	const kpart_rankinfo *ri = &m->ranks[rank];
 	kio_in *in = kio_open_in(path, KIO_FILE);
@@ -577,6 +600,14 @@ static int open_rank(const char *path, const kpart_manifest *m, int rank, kio_in
 	if ((rc = read_header(in, path, h, crc)))
 		goto fail;
 	rc = KEXIT_DATA;
+	if (h->major < KPART_MAJOR) {
+		char hint[1200];
+		kpart_rebuild_hint(m, dir, hint, sizeof hint);
+		kerror("'%s': rank file format %u.%u, which this kbfs no longer reads (it reads %d.%d); rebuild the "
+		       "partition with %s",
+		       path, (unsigned)h->major, (unsigned)h->minor, KPART_MAJOR, KPART_MINOR, hint);
+		goto fail;
+	}
 	int i = rank / m->g.C, j = rank % m->g.C;
 	if (h->R != (uint32_t)m->g.R || h->C != (uint32_t)m->g.C || h->i != (uint32_t)i || h->j != (uint32_t)j ||
 	    h->nv != m->g.nv || h->N != m->g.N || h->nb != m->g.nb || h->ncols != m->g.N / (uint64_t)m->g.C ||
@@ -602,7 +633,7 @@ int kpart_rank_header_ok(const char *dir, const kpart_manifest *m, int rank)
 	kio_in *in = NULL;
 	rhead h;
 	uint32_t crc;
-	int rc = open_rank(path, m, rank, &in, &h, &crc);
+	int rc = open_rank(dir, path, m, rank, &in, &h, &crc);
 	kio_close_in(in);
 	free(path);
 	return rc;
@@ -610,13 +641,18 @@ int kpart_rank_header_ok(const char *dir, const kpart_manifest *m, int rank)
 
 int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_block *b)
 {
+	return kpart_load_flags(dir, m, rank, b, 0);
+}
+
+int kpart_load_flags(const char *dir, const kpart_manifest *m, int rank, kpart_block *b, int flags)
+{
 	memset(b, 0, sizeof *b);
 	const kpart_rankinfo *ri = &m->ranks[rank];
 	char *path = kfs_join(dir, ri->file);
 	kio_in *in = NULL;
 	rhead h;
 	uint32_t crc;
-	int rc = open_rank(path, m, rank, &in, &h, &crc);
+	int rc = open_rank(dir, path, m, rank, &in, &h, &crc);
 	if (rc) {
 		free(path);
 		return rc;
@@ -633,14 +669,12 @@ int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_bl
 	b->colptr = kmalloc(kmul((size_t)h.ncols + 1, 8));
 	b->rowptr = kmalloc(kmul((size_t)h.nrows + 1, 8));
 	b->rowidx = kmalloc(kmul((size_t)h.nnz, (size_t)iw));
-	b->colidx = kmalloc(kmul((size_t)h.nnz, (size_t)iw));
 	b->tdeg = kmalloc(kmul((size_t)h.nb, 8));
 	if (h.flags & KPART_F_ORIG)
 		b->orig = kmalloc(kmul((size_t)h.nb, 8));
 	if ((rc = read_array(in, b->colptr, h.ncols + 1, 8, ow, &crc, "column offsets")) ||
 	    (rc = read_array(in, b->rowidx, h.nnz, iw, iw, &crc, "row indices")) ||
 	    (rc = read_array(in, b->rowptr, h.nrows + 1, 8, ow, &crc, "row offsets")) ||
-	    (rc = read_array(in, b->colidx, h.nnz, iw, iw, &crc, "column indices")) ||
 	    (rc = read_array(in, b->tdeg, h.nb, 8, 8, &crc, "degrees")) ||
 	    (b->orig && (rc = read_array(in, b->orig, h.nb, 8, 8, &crc, "original ids"))))
 		goto fail;
@@ -655,9 +689,17 @@ int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_bl
 		goto fail;
 	}
 	if (!offsets_ok(b->colptr, h.ncols, h.nnz) || !offsets_ok(b->rowptr, h.nrows, h.nnz) ||
-	    !indices_ok(b->rowidx, iw, h.nnz, h.nrows) || !indices_ok(b->colidx, iw, h.nnz, h.ncols)) {
+	    !indices_ok(b->rowidx, iw, h.nnz, h.nrows)) {
 		kerror("'%s': offsets or indices out of range (corrupt rank file)", path);
 		goto fail;
+	}
+	if (!(flags & KPART_LOAD_NO_COLIDX)) {
+		double t0 = ktime();
+		if (kpart_block_csr(b)) {
+			kerror("'%s': the row offsets disagree with the rows of the columns (corrupt rank file)", path);
+			goto fail;
+		}
+		kinfo("'%s': column indices made from the CSC in %.3f s", path, ktime() - t0);
 	}
 	rc = 0;
 	b->ne_input = m->M;

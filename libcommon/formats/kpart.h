@@ -29,6 +29,10 @@
  * Each block holds CSC (colptr[ncols+1], rowidx[nnz] sorted per column) for
  * top-down and CSR (rowptr[nrows+1], colidx[nnz] sorted per row) for
  * bottom-up, all contiguous so they can be copied straight to a device.
+ * A rank file (format 2) stores the CSC and rowptr only: colidx, the
+ * transpose of the CSC, is made by the reader (kpart_block_csr, on all
+ * threads; the CUDA engine makes it on the device) and checked against
+ * the stored rowptr.
  * Local indices are u32 when ncols and nrows fit (idx64 == 0), u64
  * otherwise; offsets are always u64 in memory (u32 on disk when nnz fits).
  *
@@ -55,7 +59,7 @@
 
 #include "kcomm.h"
 
-#define KPART_MAJOR 1
+#define KPART_MAJOR 2
 #define KPART_MINOR 0
 
 typedef struct kpart_grid {
@@ -151,8 +155,9 @@ static inline const char *kpart_relabel_name(int relabel)
  *  80  u64 reserved (0)
  *  88  u32 CRC32 of bytes 0..87, u32 zero
  *  96  colptr[ncols+1] (u32, u64 with KPART_F_OFF64), rowidx[nnz] (u32, u64
- *      with KPART_F_IDX64), rowptr[nrows+1], colidx[nnz], tdeg[nb] (u64),
- *      orig[nb] (u64, only with KPART_F_ORIG)
+ *      with KPART_F_IDX64), rowptr[nrows+1], tdeg[nb] (u64), orig[nb]
+ *      (u64, only with KPART_F_ORIG); no colidx (format 1 had colidx[nnz]
+ *      after rowptr, and is refused: kpart_rebuild_hint)
  *      trailer: "KEND", u64 nnz, u32 CRC32 of every byte before the
  *      trailer, u32 CRC32 of the 16 trailer bytes before it.
  * The manifest records each rank file's size and the CRC32 of all of it. */
@@ -184,7 +189,7 @@ typedef struct kpart_rankinfo {
 	uint64_t nnz;      /* stored directed edges */
 	uint64_t cols;     /* non-empty local columns */
 	uint64_t rows;     /* non-empty local rows */
-	double csr_seconds; /* kpart_write_rank: time spent making the CSR */
+	double csr_seconds; /* kpart_write_rank: time spent counting the CSR's row offsets */
 	double sync_seconds; /* kpart_write_rank: time spent in fsync(2) */
 } kpart_rankinfo;
 
@@ -210,6 +215,17 @@ void kpart_manifest_free(kpart_manifest *m);
 
 /* Load rank `rank` with a manifest already read (kpart_load reads it). */
 int kpart_load_with(const char *dir, const kpart_manifest *m, int rank, kpart_block *b);
+/* The same; with KPART_LOAD_NO_COLIDX b->colidx stays NULL (the CUDA
+ * engine makes it on the device; kpart_block_csr makes it here later). */
+enum { KPART_LOAD_NO_COLIDX = 1 };
+int kpart_load_flags(const char *dir, const kpart_manifest *m, int rank, kpart_block *b, int flags);
+/* b->colidx as the transpose of b's CSC (kpart_transpose), checked against
+ * b->rowptr: 0, or -1 when they disagree (a corrupt block; b unchanged).
+ * b's offsets and indices must be in range (kpart_load checks them). */
+int kpart_block_csr(kpart_block *b);
+/* "kpart -R R -C C [--relabel none] --force -o DIR SOURCE": the command that
+ * rebuilds the partition of manifest m (at DIR) in this version's format. */
+void kpart_rebuild_hint(const kpart_manifest *m, const char *dir, char *buf, size_t len);
 /* Only what kpart_load_with checks before the arrays: the rank file's size
  * and its header against the manifest.  0 or a KEXIT code after kerror(). */
 int kpart_rank_header_ok(const char *dir, const kpart_manifest *m, int rank);
@@ -223,13 +239,17 @@ void kpart_manifest_add(kpart_manifest *m, const char *key, const char *fmt, ...
 int kpart_manifest_write(const kpart_manifest *m, const char *path, const char *name, const char *comment,
 			 int checksum);
 /* Write block b (b->relabel and b->orig set the flags) as a rank file at
- * PATH, messages naming NAME; off64 forces 64-bit offsets.  When b->colidx
- * is NULL the CSR is made from the CSC on the way (into the file itself
- * where it can be mapped).  Fills ri's bytes, crc, nnz, cols and rows. */
+ * PATH, messages naming NAME; off64 forces 64-bit offsets.  b->colidx is
+ * not used (not stored); when b->rowptr is NULL it is counted on the way
+ * (kpart_row_offsets).  Fills ri's bytes, crc, nnz, cols and rows. */
 int kpart_write_rank(const char *path, const char *name, const kpart_block *b, int off64, kpart_rankinfo *ri);
 /* The CSR of b (rowptr[nrows+1], colidx[nnz] of b's index width) as the
- * transpose of its CSC: rows sorted, columns ascending within each row. */
+ * transpose of its CSC: rows sorted, columns ascending within each row, the
+ * same whatever the threads.  With 64-bit indices rowptr[0] = 1 where a
+ * column's rows were not sorted (a corrupt block). */
 void kpart_transpose(const kpart_block *b, uint64_t *rowptr, void *colidx);
+/* rowptr[nrows+1] alone: the rows of b's CSC counted, on all threads. */
+void kpart_row_offsets(const kpart_block *b, uint64_t *rowptr);
 /* The output directory: strip outdir's trailing slashes (in place), refuse
  * an existing outdir unless force, and then anything but a kbfs partition
  * (a directory of a manifest kpart wrote, build-info and rank files, and
@@ -255,7 +275,7 @@ int kpart_build_info_read(const char *dir, const char *const *keys, size_t n, do
 
 /* ---- checking and dumping (kpartstat.c) ---- */
 /* Verify a partition: manifest checksum, every rank file present, its size
- * and CRC, headers, sorted in-range indices, CSR = transpose of CSC, no
+ * and CRC, headers, sorted in-range indices, stored rowptr = the CSC's, no
  * self-loops, tdeg and nnz totals, orig a bijection, global symmetry.
  * One line per problem; returns 0 or KEXIT_DATA (KEXIT_IO: unreadable). */
 int kpart_check(const char *dir, int verbose);

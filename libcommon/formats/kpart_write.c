@@ -1,8 +1,9 @@
 /*
- * kpart_write.c: writing a partition -- the rank files (the CSR made on the
- * way as the transpose of the CSC, kpart_transpose), the manifest and the
- * temporary directory renamed into place (kpart_dir_begin / _commit).
- * Reading it back is kpart.c.
+ * kpart_write.c: writing a partition -- the rank files (the CSC and the CSR's
+ * row offsets, counted on the way: kpart_row_offsets), the manifest and the
+ * temporary directory renamed into place (kpart_dir_begin / _commit); and
+ * the CSR's column indices that every reader makes from the CSC
+ * (kpart_transpose, kpart_block_csr).  Reading is kpart.c.
  */
 #include "kpart.h"
 #include "kpart_internal.h"
@@ -18,7 +19,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -98,6 +98,19 @@ static int wclose(wfile *w)
 	return 0;
 }
 
+/* The first k in [lo, hi) with a[k] >= want (a ascending there), else hi. */
+static uint64_t first_at_least(const uint64_t *a, uint64_t lo, uint64_t hi, uint64_t want)
+{
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (a[mid] < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * 32-bit indices where (row in a partition, col) does not fit in 32 bits
  * (large blocks): the columns in batches of at most K entries; each batch's
@@ -106,8 +119,12 @@ static int wclose(wfile *w)
  * taken by one thread, which counts its rows (first round: rp) or places
  * its entries at their rows' cursors (second round).  Batches come in
  * column order, so every row gets its columns ascending, as from one thread.
+ * known: rp already holds where every row starts (a rank file's rowptr:
+ * kpart_block_csr), so the first round is skipped; a cursor past nnz is
+ * then never written through (rowptr disagreeing with the CSC shows in rp
+ * after the call).
  */
-static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
+static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci, int known)
 {
 	const uint32_t *ri = b->rowidx;
 	const uint64_t *cp = b->colptr;
@@ -122,11 +139,13 @@ static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
 	K = K < maxc ? maxc : K;
 	uint64_t *tmp = kmalloc(kmul((size_t)K, 8)), *cnt = kmalloc(kmul((size_t)T, (size_t)np * 8));
 	uint64_t *ps = kmalloc(kmul((size_t)np + 1, 8)), *cb = kmalloc(kmul((size_t)T + 1, 8));
+	if (!known) {
 #pragma omp parallel for schedule(static)
-	for (uint64_t r = 0; r <= nr; r++)
-		rp[r] = 0;
-	for (int round = 0; round < 2; round++) {
-		if (round == 1)
+		for (uint64_t r = 0; r <= nr; r++)
+			rp[r] = 0;
+	}
+	for (int round = known ? 1 : 0; round < 2; round++) {
+		if (round == 1 && !known)
 			kpart_prefix_sum(rp, (size_t)nr + 1); /* rp[r]: where row r starts (its cursor) */
 		for (uint64_t c0 = 0, c1; c0 < nc; c0 = c1) {
 			uint64_t lo = c0 + 1, hi = nc; /* c1: the last column end within K entries */
@@ -140,15 +159,7 @@ static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
 			c1 = lo;
 			uint64_t e0 = cp[c0], n = cp[c1] - e0;
 			for (uint64_t t = 0; t <= T; t++) { /* thread t: about n / T entries */
-				uint64_t want = e0 + n / T * t, l = c0, h = c1;
-				while (l < h) {
-					uint64_t mid = l + (h - l) / 2;
-					if (cp[mid] < want)
-						l = mid + 1;
-					else
-						h = mid;
-				}
-				cb[t] = t == T ? c1 : l;
+				cb[t] = t == T ? c1 : first_at_least(cp, c0, c1, e0 + n / T * t);
 			}
 #pragma omp parallel
 			{
@@ -189,8 +200,9 @@ static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci)
 						for (uint64_t e = ps[p]; e < ps[p + 1]; e++)
 							rp[((uint32_t *)tmp)[e] + 1]++;
 					else
-						for (uint64_t e = ps[p]; e < ps[p + 1]; e++)
-							ci[rp[tmp[e] >> 32]++] = (uint32_t)tmp[e];
+						for (uint64_t e = ps[p], at; e < ps[p + 1]; e++)
+							if ((at = rp[tmp[e] >> 32]++) < nnz)
+								ci[at] = (uint32_t)tmp[e];
 				}
 			}
 		}
@@ -241,6 +253,64 @@ void kpart_prefix_sum(uint64_t *a, size_t n)
 	free(sum);
 }
 
+/* rp[r]: where row r of b's CSC starts in its transpose (rp[nrows] = nnz),
+ * counted on all threads */
+void kpart_row_offsets(const kpart_block *b, uint64_t *rp)
+{
+	uint64_t nr = b->nrows, nnz = b->nnz;
+#pragma omp parallel for schedule(static) if (nr > 65536)
+	for (uint64_t r = 0; r <= nr; r++)
+		rp[r] = 0;
+	if (b->idx64) {
+		const uint64_t *ri = b->rowidx;
+#pragma omp parallel for schedule(static) if (nnz > 65536)
+		for (uint64_t k = 0; k < nnz; k++)
+			__atomic_fetch_add(&rp[ri[k] + 1], 1, __ATOMIC_RELAXED);
+	} else {
+		const uint32_t *ri = b->rowidx;
+#pragma omp parallel for schedule(static) if (nnz > 65536)
+		for (uint64_t k = 0; k < nnz; k++)
+			__atomic_fetch_add(&rp[(uint64_t)ri[k] + 1], 1, __ATOMIC_RELAXED);
+	}
+	kpart_prefix_sum(rp, (size_t)nr + 1);
+}
+
+/* 64-bit indices: thread t takes the rows [r0, r1) that hold about nnz/T
+ * entries and walks every column in order, placing the entries of its rows
+ * (found by binary search in the column's sorted rows) at their rows'
+ * cursors: columns ascending within every row, whatever T. */
+static void transpose_rows(const kpart_block *b, uint64_t *rp, uint64_t *ci)
+{
+	const uint64_t *ri = b->rowidx, *cp = b->colptr;
+	uint64_t nr = b->nrows, nc = b->ncols, nnz = b->nnz;
+	kpart_row_offsets(b, rp);
+	int T = nnz > 65536 ? kpart_nthreads() : 1;
+	uint64_t *cur = kmalloc(kmul((size_t)nr + 1, 8));
+	memcpy(cur, rp, (size_t)(nr + 1) * 8);
+#pragma omp parallel num_threads(T)
+	{
+		int t = kpart_tid(), n = T;
+#ifdef _OPENMP
+		n = omp_get_num_threads();
+#endif
+		/* rows [r0, r1): from the first row starting at or after t nnz / n */
+		uint64_t r0 = first_at_least(rp, 0, nr, nnz / (uint64_t)n * (uint64_t)t);
+		uint64_t r1 = t + 1 == n ? nr : first_at_least(rp, 0, nr, nnz / (uint64_t)n * (uint64_t)(t + 1));
+		for (uint64_t c = 0; c < nc && r0 < r1; c++)
+			for (uint64_t k = first_at_least(ri, cp[c], cp[c + 1], r0); k < cp[c + 1] && ri[k] < r1; k++)
+				ci[cur[ri[k]]++] = c;
+	}
+	/* every row full, unless a column's rows were not sorted (a corrupt
+	 * CSC): then rp[0] = 1 says so (kpart_block_csr refuses it) */
+	int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (nr > 65536)
+	for (uint64_t r = 0; r < nr; r++)
+		bad |= cur[r] != rp[r + 1];
+	if (bad)
+		rp[0] = 1;
+	free(cur);
+}
+
 /*
  * The CSR of b as the transpose of its CSC; rows come out sorted.  With
  * 32-bit indices the entries go first to partitions of 2^s rows (in place,
@@ -249,7 +319,7 @@ void kpart_prefix_sum(uint64_t *a, size_t n)
  * so columns stay ascending); where that does not fit, transpose_batched.
  * 64-bit indices: one scatter.
  */
-void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
+static void transpose(const kpart_block *b, uint64_t *rp, void *colidx, int known)
 {
 	uint64_t nr = b->nrows, nc = b->ncols;
 	int bc = kpart_bits_for(nc), br = kpart_bits_for(nr), s = br - 10;
@@ -258,27 +328,14 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	if (s > 32 - bc)
 		s = 32 - bc;
 	uint64_t np = s < 0 ? 0 : ((nr - 1) >> s) + 1;
-	if (!b->idx64 && (s < 0 || np > (1u << 16))) {
-		transpose_batched(b, rp, colidx);
+	/* test hook (test_kpart): the batched path on small blocks */
+	const char *hook = getenv("KPART_TEST_TRANSPOSE_BATCHED");
+	if (!b->idx64 && (s < 0 || np > (1u << 16) || (hook && !strcmp(hook, "1")))) {
+		transpose_batched(b, rp, colidx, known);
 		return;
 	}
 	if (b->idx64) {
-		memset(rp, 0, (size_t)(nr + 1) * 8);
-		for (uint64_t k = 0; k < b->nnz; k++)
-			rp[kpart_idx(b->rowidx, b->idx64, k) + 1]++;
-		for (uint64_t r = 0; r < nr; r++)
-			rp[r + 1] += rp[r];
-		uint64_t *cur = kmalloc(kmul((size_t)nr, 8));
-		memcpy(cur, rp, (size_t)nr * 8);
-		for (uint64_t c = 0; c < nc; c++)
-			for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++) {
-				uint64_t at = cur[kpart_idx(b->rowidx, b->idx64, k)]++;
-				if (b->idx64)
-					((uint64_t *)colidx)[at] = c;
-				else
-					((uint32_t *)colidx)[at] = (uint32_t)c;
-			}
-		free(cur);
+		transpose_rows(b, rp, colidx);
 		return;
 	}
 	const uint32_t *ri = b->rowidx;
@@ -292,17 +349,8 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	int nt = b->nnz > 65536 ? kpart_nthreads() : 1;
 	uint64_t *cb = kmalloc(kmul((size_t)nt + 1, 8));
 	uint64_t *pos = kcalloc(kmul((size_t)nt, (size_t)np), 8);
-	for (int t = 0; t <= nt; t++) {
-		uint64_t want = b->nnz / (uint64_t)nt * (uint64_t)t, lo = 0, hi = nc;
-		while (lo < hi) { /* first column starting at or after want */
-			uint64_t mid = lo + (hi - lo) / 2;
-			if (b->colptr[mid] < want)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		cb[t] = t == nt ? nc : lo;
-	}
+	for (int t = 0; t <= nt; t++) /* the first column starting at or after t nnz / nt */
+		cb[t] = t == nt ? nc : first_at_least(b->colptr, 0, nc, b->nnz / (uint64_t)nt * (uint64_t)t);
 #pragma omp parallel num_threads(nt)
 	{
 		int t = kpart_tid();
@@ -358,6 +406,29 @@ void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx)
 	}
 	rp[nr] = b->nnz;
 	free(ps);
+}
+
+void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx) { transpose(b, rp, colidx, 0); }
+
+int kpart_block_csr(kpart_block *b)
+{
+	size_t iw = b->idx64 ? 8 : 4;
+	uint64_t nr = b->nrows, *rp = kmalloc(kmul((size_t)nr + 1, 8));
+	void *ci = kmalloc(kmul((size_t)b->nnz, iw) + 1);
+	kio_copy_par(rp, b->rowptr, (size_t)(nr + 1) * 8); /* the rows' starts, where a path can use them */
+	transpose(b, rp, ci, 1);
+	int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (nr > 65536)
+	for (uint64_t r = 0; r <= nr; r++)
+		bad |= rp[r] != b->rowptr[r];
+	free(rp);
+	if (bad) {
+		free(ci);
+		return -1;
+	}
+	free(b->colidx);
+	b->colidx = ci;
+	return 0;
 }
 
 /* n integers of mw bytes into dst as fw-byte little-endian integers */
@@ -426,7 +497,7 @@ static int pwrite_offsets(int fd, const uint64_t *a, uint64_t n, int ow, uint64_
 
 /* File offsets of a rank file's arrays (kpart(5)) */
 typedef struct layout {
-	uint64_t colptr, rowidx, rowptr, colidx, tdeg, orig, end;
+	uint64_t colptr, rowidx, rowptr, tdeg, orig, end;
 } layout;
 
 static layout layout_of(const kpart_block *b, int ow, uint64_t size)
@@ -435,86 +506,29 @@ static layout layout_of(const kpart_block *b, int ow, uint64_t size)
 	layout L = {.colptr = KPART_HEADER_BYTES, .end = size - KPART_TRAILER_BYTES};
 	L.rowidx = L.colptr + (uint64_t)ow * (b->ncols + 1);
 	L.rowptr = L.rowidx + iw * b->nnz;
-	L.colidx = L.rowptr + (uint64_t)ow * (b->nrows + 1);
-	L.tdeg = L.colidx + iw * b->nnz;
+	L.tdeg = L.rowptr + (uint64_t)ow * (b->nrows + 1);
 	L.orig = L.tdeg + 8 * b->g.nb;
 	return L;
 }
 
-/* The header and the CSC (colptr, rowidx) from memory, *crc from 0 over
- * them: 0, or -1 with errno set. */
-static int pwrite_csc(int fd, const kpart_block *b, uint32_t flags, int ow, const layout *L, uint32_t *crc)
+/* Little-endian host: the rank file, every array from memory with
+ * positioned writes on all threads (rp: the row offsets).  0, or KEXIT_IO
+ * after kerror(). */
+static int write_direct(int fd, const char *name, const kpart_block *b, const uint64_t *rp, uint32_t flags, int ow,
+			uint64_t size, uint32_t *crc)
 {
-	unsigned char h[KPART_HEADER_BYTES];
+	layout L = layout_of(b, ow, size);
+	unsigned char h[KPART_HEADER_BYTES], t[KPART_TRAILER_BYTES];
 	rank_header(h, b, flags);
 	*crc = 0;
-	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc) || pwrite_offsets(fd, b->colptr, b->ncols + 1, ow, L->colptr, crc) ||
-	    kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * (b->idx64 ? 8 : 4), L->rowidx, crc))
-		return -1;
-	return 0;
-}
-
-/* The rank file of a block whose CSR is given (kpart --engine cuda made
- * it), every array from memory with positioned writes on all threads. */
-static int write_direct(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
-			uint32_t *crc)
-{
-	size_t iw = b->idx64 ? 8 : 4;
-	layout L = layout_of(b, ow, size);
-	unsigned char t[KPART_TRAILER_BYTES];
-	if (pwrite_csc(fd, b, flags, ow, &L, crc) || pwrite_offsets(fd, b->rowptr, b->nrows + 1, ow, L.rowptr, crc) ||
-	    kio_pwrite_crc(fd, b->colidx, (size_t)b->nnz * iw, L.colidx, crc) ||
+	if (kio_pwrite_crc(fd, h, sizeof h, 0, crc) || pwrite_offsets(fd, b->colptr, b->ncols + 1, ow, L.colptr, crc) ||
+	    kio_pwrite_crc(fd, b->rowidx, (size_t)b->nnz * (b->idx64 ? 8 : 4), L.rowidx, crc) ||
+	    pwrite_offsets(fd, rp, b->nrows + 1, ow, L.rowptr, crc) ||
 	    kio_pwrite_crc(fd, b->tdeg, (size_t)b->g.nb * 8, L.tdeg, crc) ||
 	    (b->orig && kio_pwrite_crc(fd, b->orig, (size_t)b->g.nb * 8, L.orig, crc)))
 		goto fail;
 	rank_trailer(t, b->nnz, *crc);
 	if (kio_pwrite_crc(fd, t, sizeof t, L.end, crc))
-		goto fail;
-	return 0;
-fail:
-	kerror("cannot write '%s': %s", name, strerror(errno));
-	return KEXIT_IO;
-}
-
-/*
- * Little-endian host, 32-bit indices: the file is sized (posix_fallocate,
- * so a full disk is an error here and not a fault later), mapped, and the
- * CSR is built in place inside it -- no second copy of colidx in memory and
- * no copy through write(2).  Returns -1 (nothing reported) where the file
- * system cannot do this, for the caller to write the plain way.
- */
-static int write_mapped(int fd, const char *name, const kpart_block *b, uint32_t flags, int ow, uint64_t size,
-			uint64_t *rp, uint32_t *crc, double *csr)
-{
-	int err = posix_fallocate(fd, 0, (off_t)size);
-	if (err == EOPNOTSUPP || err == EINVAL || err == ENOSYS)
-		return -1;
-	if (err) {
-		kerror("cannot write '%s': %s", name, strerror(err));
-		return KEXIT_IO;
-	}
-	layout L = layout_of(b, ow, size);
-	/* header, colptr and rowidx exist in memory: written (one copy); the
-	 * rest is mapped and the CSR made in it */
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), b0 = L.rowptr / pg * pg;
-	if (pwrite_csc(fd, b, flags, ow, &L, crc))
-		goto fail;
-	unsigned char *w = mmap(NULL, (size_t)(size - b0), PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)b0);
-	if (w == MAP_FAILED)
-		return -1;
-#define AT(off) (w + ((off) - b0)) /* file offset (>= b0) to address */
-	double t0 = ktime();
-	kpart_transpose(b, rp, AT(L.colidx));
-	*csr = ktime() - t0;
-	put_array(AT(L.rowptr), rp, b->nrows + 1, 8, ow);
-	kio_copy_par(AT(L.tdeg), b->tdeg, (size_t)b->g.nb * 8);
-	if (b->orig)
-		kio_copy_par(AT(L.orig), b->orig, (size_t)b->g.nb * 8);
-	*crc = kio_crc32(*crc, AT(L.rowptr), (size_t)(L.end - L.rowptr));
-	rank_trailer(AT(L.end), b->nnz, *crc);
-	*crc = kio_crc32(*crc, AT(L.end), KPART_TRAILER_BYTES);
-#undef AT
-	if (munmap(w, (size_t)(size - b0)))
 		goto fail;
 	return 0;
 fail:
@@ -528,21 +542,25 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 	int iw = b->idx64 ? 8 : 4, ow = off64 ? 8 : 4, rc;
 	uint32_t flags = (b->idx64 ? KPART_F_IDX64 : 0) | (off64 ? KPART_F_OFF64 : 0) |
 			 (b->orig ? KPART_F_ORIG : 0) | (b->relabel ? KPART_F_RELABEL : 0);
-	uint64_t size = KPART_HEADER_BYTES + (uint64_t)ow * (b->ncols + b->nrows + 2) + 2 * (uint64_t)iw * b->nnz +
+	uint64_t size = KPART_HEADER_BYTES + (uint64_t)ow * (b->ncols + b->nrows + 2) + (uint64_t)iw * b->nnz +
 			8 * b->g.nb * (b->orig ? 2 : 1) + KPART_TRAILER_BYTES;
-	uint64_t *rp = b->rowptr ? b->rowptr : kmalloc(kmul((size_t)b->nrows + 1, 8));
-	void *ci = b->colidx;
+	uint64_t *rp = b->rowptr;
 	wfile w = {.name = name};
 	double csr = 0;
-	if (HOST_LE && ((!b->idx64 && !ci) || (ci && b->rowptr))) {
+	if (!rp) {
+		double t0 = ktime();
+		rp = kmalloc(kmul((size_t)b->nrows + 1, 8));
+		kpart_row_offsets(b, rp);
+		csr = ktime() - t0;
+	}
+	if (HOST_LE) {
 		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0666);
 		if (fd < 0) {
 			kerror("cannot create '%s': %s", name, strerror(errno));
 			rc = KEXIT_IO;
 			goto out;
 		}
-		rc = ci ? write_direct(fd, name, b, flags, ow, size, &w.crc)
-			: write_mapped(fd, name, b, flags, ow, size, rp, &w.crc, &csr);
+		rc = write_direct(fd, name, b, rp, flags, ow, size, &w.crc);
 		double t0 = ktime();
 		int bad = rc == 0 && fsync(fd) && errno != EINVAL;
 		w.sync_s = ktime() - t0;
@@ -550,21 +568,12 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 			kerror("cannot write '%s': %s", name, strerror(errno));
 			rc = KEXIT_IO;
 		}
-		if (close(fd) && rc <= 0) {
+		if (close(fd) && !rc) {
 			kerror("cannot write '%s': %s", name, strerror(errno));
 			rc = KEXIT_IO;
 		}
-		if (rc >= 0) {
-			w.bytes = size;
-			goto out;
-		}
-		unlink(path); /* mapping impossible here: the plain way */
-	}
-	if (!ci) {
-		double t0 = ktime();
-		ci = kmalloc(kmul((size_t)b->nnz, (size_t)iw));
-		kpart_transpose(b, rp, ci);
-		csr = ktime() - t0;
+		w.bytes = size;
+		goto out;
 	}
 	unsigned char h[KPART_HEADER_BYTES], t[KPART_TRAILER_BYTES];
 	rank_header(h, b, flags);
@@ -574,7 +583,6 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 	warray(&w, b->colptr, b->ncols + 1, 8, ow);
 	warray(&w, b->rowidx, b->nnz, iw, iw);
 	warray(&w, rp, b->nrows + 1, 8, ow);
-	warray(&w, ci, b->nnz, iw, iw);
 	warray(&w, b->tdeg, b->g.nb, 8, 8);
 	if (b->orig)
 		warray(&w, b->orig, b->g.nb, 8, 8);
@@ -601,8 +609,6 @@ out:
 	}
 	if (rp != b->rowptr)
 		free(rp);
-	if (ci != b->colidx)
-		free(ci);
 	return rc;
 }
 

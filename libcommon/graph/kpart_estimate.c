@@ -36,8 +36,8 @@ int kpart_estimate_make(uint64_t nv, uint64_t M, int R, int C, kpart_estimate *e
 	uint64_t ncols = e->g.N / (uint64_t)C, nrows = e->g.N / (uint64_t)R;
 	e->idx64 = ncols > (UINT64_C(1) << 32) || nrows > (UINT64_C(1) << 32);
 	int I = e->idx64 ? 8 : 4, O = e->nnz_rank > UINT32_MAX ? 8 : 4;
-	/* kpart(5): 96 + O(ncols+nrows+2) + 2 I nnz + 8 nb (+ 8 nb with an id map) + 20 */
-	e->rank_file_bytes = 96 + (uint64_t)O * (ncols + nrows + 2) + 2 * (uint64_t)I * e->nnz_rank + 8 * e->g.nb + 20;
+	/* kpart(5): 96 + O(ncols+nrows+2) + I nnz + 8 nb (+ 8 nb with an id map) + 20 */
+	e->rank_file_bytes = 96 + (uint64_t)O * (ncols + nrows + 2) + (uint64_t)I * e->nnz_rank + 8 * e->g.nb + 20;
 	/* kedge(5): header and provenance (~300 bytes), the records, the trailer */
 	e->edge_file_bytes = 300 + 2 * M * (nv > UINT32_MAX ? 8 : 4) + 20;
 	e->device_bytes = kpart_device_bytes(&e->g, e->nnz_rank, e->idx64);

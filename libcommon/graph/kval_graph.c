@@ -15,10 +15,16 @@ static int load_partition(kcomm *w, const char *path, kval_graph *g)
 {
 	int R = 0, C = 0, rank = kcomm_rank(w), P = kcomm_size(w);
 	uint64_t nv = 0;
-	int rc = kpart_manifest_grid(path, &R, &C, &nv);
+	/* rank 0 reads the manifest (a bad one is one line), then tells all */
+	int rc = rank == 0 ? kpart_manifest_grid(path, &R, &C, &nv) : 0;
 	rc = kcomm_agree(w, rc);
 	if (rc)
 		return rc;
+	uint64_t grid[3] = {(uint64_t)R, (uint64_t)C, nv};
+	kcomm_bcast(w, grid, sizeof grid, 0);
+	R = (int)grid[0];
+	C = (int)grid[1];
+	nv = grid[2];
 	if ((long)R * C != P) {
 		if (rank == 0)
 			kerror("partition '%s' is for %d x %d = %d ranks but this run has %d; run 'mpirun -np %d %s'",

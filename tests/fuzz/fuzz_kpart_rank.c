@@ -31,9 +31,9 @@ static void one(const uint8_t *d, size_t n)
 	fuzz_write(path, d, n);
 	free(path);
 	int at = snprintf(text, sizeof text,
-			  "format = kpart\nversion = 1.0\nR = %u\nC = %u\nnv = %llu\nN = %llu\nnb = %llu\nM = %llu\n"
+			  "format = kpart\nversion = %d.%d\nR = %u\nC = %u\nnv = %llu\nN = %llu\nnb = %llu\nM = %llu\n"
 			  "selfloops = 0\nnnz = %llu\nrelabel = %s\nindex_bits = %d\nsource_map = %s\n",
-			  R, C, (unsigned long long)g.nv, (unsigned long long)g.N, (unsigned long long)g.nb,
+			  KPART_MAJOR, KPART_MINOR, R, C, (unsigned long long)g.nv, (unsigned long long)g.N, (unsigned long long)g.nb,
 			  (unsigned long long)(nnz / 2), (unsigned long long)nnz,
 			  flags & KPART_F_RELABEL ? "degree" : "none", flags & KPART_F_IDX64 ? 64 : 32,
 			  flags & KPART_F_ORIG ? "yes" : "no");

@@ -12,6 +12,9 @@
  *                        no-compress and no-sv variants) or quick
  *     --vbfs-k K, --bu-split N, --bu-batch N, --bu-rows N, --gpu N,
  *     --bu-kernel tile|word, --no-bu-first, --no-td-small, --step-sync   CUDA engine options
+ *     --csr-device       the CUDA engine gets the block without its column
+ *                        indices and makes them on its GPU (as kbfs does;
+ *                        by default it copies the host's)
  *     -v                 per-level tables of both engines
  * For every kernel and configuration and root, both engines search the
  * same partition; the level records (direction, frontier, found,
@@ -137,7 +140,7 @@ int main(int argc, char **argv)
 	kcomm *world = kcomm_init(&argc, &argv, 0);
 	int rank = kcomm_rank(world), size = kcomm_size(world);
 	rank0 = rank == 0;
-	int nroots = 4, nccl = 0, quick = 0, verbose = 0;
+	int nroots = 4, nccl = 0, quick = 0, verbose = 0, csr_device = 0;
 	const char *kernels = "lb,merrill,vertex,vbfs,edge", *dir = NULL;
 	kgpu_opts go;
 	kgpu_opts_default(&go);
@@ -173,6 +176,8 @@ int main(int argc, char **argv)
 			go.td_small = 0;
 		else if (!strcmp(a, "--step-sync"))
 			go.step_sync = 1;
+		else if (!strcmp(a, "--csr-device"))
+			csr_device = 1;
 		else if (!strcmp(a, "--gpu") && v)
 			go.gpu = (int)kopt_u64(a, argv[++k], 0, 1024);
 		else if (!strcmp(a, "-v"))
@@ -199,6 +204,10 @@ int main(int argc, char **argv)
 	kpart_block b;
 	if (kcomm_agree(world, kpart_load(dir, rank, &b)))
 		return 1;
+	/* what the CUDA engine gets: b, or b without colidx (--csr-device) */
+	kpart_block gb = b;
+	if (csr_device)
+		gb.colidx = NULL;
 	const uint64_t nb = b.g.nb, N = b.g.N, first = kpart_owned_first(&b.g, b.i, b.j);
 	if (kgpu_bind(&go))
 		return 1;
@@ -289,7 +298,7 @@ int main(int argc, char **argv)
 			return 1;
 		if (nccl ? kgpu_transport_nccl(&gt) : (kbfs_transport_mpi(&gt), 0))
 			return 1;
-		if (kcomm_agree(world, ge.setup(&ge, &b, &conf)) || kcomm_agree(world, gt.setup(&gt, world, R, C, &ge)))
+		if (kcomm_agree(world, ge.setup(&ge, &gb, &conf)) || kcomm_agree(world, gt.setup(&gt, world, R, C, &ge)))
 			return 1;
 		kbfs_ctx gx;
 		memset(&gx, 0, sizeof gx);

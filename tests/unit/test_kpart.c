@@ -16,6 +16,9 @@
 #include "tap.h"
 
 #include <fcntl.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -372,8 +375,8 @@ static void test_inputs(void)
 	free(w.e);
 	free(w.tdeg);
 
-	/* a loaded block written again gives the same bytes: the plain writer
-	 * (CSR given) and the mapped one (CSR made on the way) */
+	/* a loaded block written again gives the same bytes, its row offsets
+	 * given or counted on the way */
 	for (int r = 0; r < 4; r++) {
 		kpart_block b;
 		kpart_rankinfo ri;
@@ -383,12 +386,54 @@ static void test_inputs(void)
 		snprintf(again, sizeof again, "%s/again", tmp);
 		int good = !kpart_load(dir, r, &b) && !kpart_write_rank(again, again, &b, 0, &ri) && same_file(orig, again);
 		free(b.rowptr);
-		free(b.colidx);
 		b.rowptr = NULL;
-		b.colidx = NULL;
 		good = good && !kpart_write_rank(again, again, &b, 0, &ri) && same_file(orig, again);
-		ok(good, "rank %d: load + write (CSR given, CSR made) reproduces the file byte for byte", r);
+		ok(good, "rank %d: load + write (row offsets given, counted) reproduces the file byte for byte", r);
 		kpart_block_free(&b);
+	}
+
+	/* the column indices every reader makes: the same on 1 and 2 threads,
+	 * with 32- and 64-bit indices, and refused against moved row offsets */
+	kpart_manifest mm;
+	if (!kpart_manifest_read(dir, &mm)) {
+		for (int r = 0; r < 4; r++) {
+			kpart_block b, b1;
+			int good = !kpart_load(dir, r, &b) && b.colidx;
+#ifdef _OPENMP
+			int nt = omp_get_max_threads();
+			omp_set_num_threads(1);
+#endif
+			good = good && !kpart_load_flags(dir, &mm, r, &b1, KPART_LOAD_NO_COLIDX) && !b1.colidx;
+			good = good && !kpart_block_csr(&b1) && !memcmp(b.colidx, b1.colidx, (size_t)b.nnz * 4);
+#ifdef _OPENMP
+			omp_set_num_threads(nt);
+#endif
+			ok(good, "rank %d: column indices made on 1 thread (later, KPART_LOAD_NO_COLIDX) are the loader's", r);
+			/* the same block with 64-bit indices */
+			uint64_t *ri64 = malloc(8 * b1.nnz + 8);
+			for (uint64_t k = 0; k < b1.nnz; k++)
+				ri64[k] = ((uint32_t *)b1.rowidx)[k];
+			free(b1.rowidx);
+			free(b1.colidx);
+			b1.rowidx = ri64;
+			b1.colidx = NULL;
+			b1.idx64 = 1;
+			good = !kpart_block_csr(&b1);
+			for (uint64_t k = 0; good && k < b.nnz; k++)
+				good = ((uint64_t *)b1.colidx)[k] == ((uint32_t *)b.colidx)[k];
+			ok(good, "rank %d: and with 64-bit indices", r);
+			/* a row offset moved: refused */
+			free(b.colidx);
+			b.colidx = NULL;
+			uint64_t row = 1;
+			while (row < b.nrows && b.rowptr[row] == b.rowptr[row + 1])
+				row++;
+			b.rowptr[row]++;
+			ok(kpart_block_csr(&b) == -1 && !b.colidx, "rank %d: a row offset moved: refused", r);
+			kpart_block_free(&b);
+			kpart_block_free(&b1);
+		}
+		kpart_manifest_free(&mm);
 	}
 
 	double *vals;
@@ -441,6 +486,112 @@ static int helper(int argc, char **argv)
 	return KEXIT_USAGE;
 }
 
+/* A block of 2^17 x 2^17 with about a million random entries, in memory:
+ * the column indices kpart_block_csr makes, on 1 and 2 threads, 32- and
+ * 64-bit, against a plain serial transpose; a column's rows out of order
+ * across the threads' row ranges refused (64-bit). */
+static void test_transpose(void)
+{
+	enum { N = 1 << 17 };
+	kpart_block b;
+	memset(&b, 0, sizeof b);
+	kpart_grid_init(&b.g, N, 1, 1);
+	b.ncols = b.nrows = N;
+	b.colptr = malloc(8 * (N + 1));
+	uint32_t *ri = malloc(4 * (size_t)N * 16);
+	uint64_t s = 12345, nnz = 0;
+	b.colptr[0] = 0;
+	for (uint64_t c = 0; c < N; c++) {
+		uint64_t r = rnd(&s) % 8;
+		for (int k = (int)(rnd(&s) % 16); k > 0 && r < N; k--, r += 1 + rnd(&s) % (c < 64 ? 64 : 32768))
+			ri[nnz++] = (uint32_t)r;
+		b.colptr[c + 1] = nnz;
+	}
+	b.nnz = nnz;
+	b.rowidx = ri;
+	uint64_t *rp = calloc(N + 1, 8), *cur = malloc(8 * N);
+	uint32_t *want = malloc(4 * nnz + 4);
+	for (uint64_t k = 0; k < nnz; k++)
+		rp[ri[k] + 1]++;
+	for (uint64_t r = 0; r < N; r++)
+		rp[r + 1] += rp[r];
+	memcpy(cur, rp, 8 * N);
+	for (uint64_t c = 0; c < N; c++)
+		for (uint64_t k = b.colptr[c]; k < b.colptr[c + 1]; k++)
+			want[cur[ri[k]]++] = (uint32_t)c;
+	b.rowptr = rp;
+	uint64_t *ri64 = malloc(8 * nnz + 8);
+	for (uint64_t k = 0; k < nnz; k++)
+		ri64[k] = ri[k];
+	for (int t = 1; t <= 2; t++) {
+#ifdef _OPENMP
+		omp_set_num_threads(t);
+#endif
+		b.idx64 = 0;
+		b.rowidx = ri;
+		int good = 1;
+		/* the partitioned path, then the batched one (KPART_TEST_TRANSPOSE_BATCHED:
+		 * the path of blocks of more than 2^22 rows), each from the stored
+		 * rowptr (kpart_block_csr) and counting its own (kpart_transpose) */
+		for (int batched = 0; batched < 2; batched++) {
+			setenv("KPART_TEST_TRANSPOSE_BATCHED", batched ? "1" : "0", 1);
+			uint64_t *rp2 = malloc(8 * (N + 1));
+			uint32_t *ci2 = malloc(4 * nnz + 4);
+			kpart_transpose(&b, rp2, ci2);
+			good = good && !kpart_block_csr(&b) && !memcmp(b.colidx, want, 4 * nnz) &&
+			       !memcmp(ci2, want, 4 * nnz) && !memcmp(rp2, rp, 8 * (N + 1));
+			free(rp2);
+			free(ci2);
+			free(b.colidx);
+			b.colidx = NULL;
+			/* a row offset moved, and the last one short: refused */
+			uint64_t r = N / 2;
+			while (rp[r] == rp[r + 1])
+				r++;
+			rp[r]++;
+			good = good && kpart_block_csr(&b) == -1 && !b.colidx;
+			rp[r]--;
+			rp[N]--;
+			good = good && kpart_block_csr(&b) == -1 && !b.colidx;
+			rp[N]++;
+		}
+		unsetenv("KPART_TEST_TRANSPOSE_BATCHED");
+		b.idx64 = 1;
+		b.rowidx = ri64;
+		good = good && !kpart_block_csr(&b);
+		for (uint64_t k = 0; good && k < nnz; k++)
+			good = ((uint64_t *)b.colidx)[k] == want[k];
+		free(b.colidx);
+		b.colidx = NULL;
+		ok(good, "%d thread(s): %llu entries transposed as one thread does (32-bit partitioned and batched, "
+			 "64-bit), moved row offsets refused", t,
+		   (unsigned long long)nnz);
+	}
+	/* 2 threads: a column with a row on each side of the rows' halves (by
+	 * entries), its two rows swapped: refused, the block unchanged */
+	uint64_t half = 0, k = 0;
+	while (rp[half] < nnz / 2)
+		half++;
+	while (k + 1 < nnz && !(ri64[k] < half && ri64[k + 1] >= half)) /* in a column: ascending */
+		k++;
+	if (k + 1 < nnz) {
+		uint64_t x = ri64[k];
+		ri64[k] = ri64[k + 1];
+		ri64[k + 1] = x;
+		ok(kpart_block_csr(&b) == -1 && !b.colidx, "64-bit, 2 threads: a column's rows out of order refused");
+	} else {
+		ok(0, "no column to swap rows in");
+	}
+#ifdef _OPENMP
+	omp_set_num_threads(2);
+#endif
+	b.rowidx = ri;
+	free(ri64);
+	free(want);
+	free(cur);
+	kpart_block_free(&b);
+}
+
 int main(int argc, char **argv)
 {
 	klog_init("test_kpart");
@@ -455,6 +606,7 @@ int main(int argc, char **argv)
 	test_math();
 	test_builds();
 	test_inputs();
+	test_transpose();
 	kfs_rmtree(tmp);
 	return tap_done();
 }
