@@ -9,11 +9,16 @@
  *     the CRCs of the slices' bytes, combined, must equal the trailer's;
  *     kpart_input.c says how threads share a slice); any other input
  *     is read by rank 0 (kedge_read checks it) and dealt out in chunks;
+ *     when every rank runs on one host (and KBFS_KPART_EXCHANGE is not 1),
+ *     each rank reads the whole file instead, and keeps its own part's
+ *     keys alone (its slice still gives the CRC);
  *  3. pass 1 counts every key into its part's bucket (the key's top bits):
- *     after a reduce-scatter every part knows its bucket sizes exactly;
+ *     after a reduce-scatter every part knows its bucket sizes exactly
+ *     (a rank that read the whole file counted its own part's alone);
  *  4. pass 2 reads the slice again, in bounded rounds where the keys are
  *     exchanged (kcomm_alltoallv), and drops each into its bucket as a
- *     residual (the key's low bits: 32-bit whenever they fit);
+ *     residual (the key's low bits: 32-bit whenever they fit); a rank
+ *     that reads the whole file reads it again and drops its own keys;
  *  5. buckets are radix-sorted and deduplicated, rows compacted in place:
  *     CSC; column counts before dedup, summed over the processor column,
  *     are tdeg; with --relabel degree the deduplicated counts are summed the
@@ -65,6 +70,7 @@ static int make_plan(plan *pl, uint64_t nv, uint64_t M, int R, int C, int P, int
 	pl->RC = R * C;
 	pl->P = P;
 	pl->me = me;
+	pl->keep = -1;
 	pl->fnb = (fdiv){pl->g.nb, UINT64_MAX / pl->g.nb};
 	pl->vi = kmalloc(kmul((size_t)pl->RC, 4));
 	pl->vj = kmalloc(kmul((size_t)pl->RC, 4));
@@ -390,6 +396,26 @@ static void cleanup_tmp(int me, const char *tmpdir)
  *                 failure, the timings.
  */
 
+/* Whether every rank reads the whole input and keeps its own part's keys
+ * (no exchange): several ranks, one host, a file; KBFS_KPART_EXCHANGE=1
+ * keeps the exchange.  The same answer on every rank (collective). */
+static int read_all(kcomm *comm, int P, int stream)
+{
+	if (P == 1 || stream)
+		return 0;
+	const char *v = getenv("KBFS_KPART_EXCHANGE");
+	uint64_t all = !(v && !strcmp(v, "1"));
+	kcomm_allreduce_u64(comm, &all, 1, KCOMM_MIN);
+	return all && kcomm_one_host(comm);
+}
+
+/* Tuples [*first, *first + *n) of ne: rank r's slice of P. */
+static void slice_of(uint64_t ne, int r, int P, uint64_t *first, uint64_t *n)
+{
+	*first = (uint64_t)((unsigned __int128)ne * (unsigned)r / (unsigned)P);
+	*n = (uint64_t)((unsigned __int128)ne * (unsigned)(r + 1) / (unsigned)P) - *first;
+}
+
 /* What rank 0 learns from the input before anyone reads it (one broadcast). */
 typedef struct input_msg {
 	uint64_t rc;           /* rank 0's code so far */
@@ -534,8 +560,14 @@ static int open_source(job *b)
 			kedge_trailer(b->r, &b->in.size, &b->crc);
 	} else {
 		s->r = b->r;
-		s->first = (uint64_t)((unsigned __int128)in->ne * (unsigned)b->me / (unsigned)b->P);
-		s->n = (uint64_t)((unsigned __int128)in->ne * (unsigned)(b->me + 1) / (unsigned)b->P) - s->first;
+		if (read_all(b->comm, b->P, b->stream)) {
+			b->pl.keep = b->me;
+			s->first = 0;
+			s->n = in->ne;
+			if (b->me == 0)
+				kinfo("every rank reads the whole input (one host): no exchange of keys");
+		} else
+			slice_of(in->ne, b->me, b->P, &s->first, &s->n);
 		rc = kcomm_agree(b->comm, kpart_source_file(s, o->input, in->size, in->ne, b->idbytes, in->nv));
 	}
 	return rc;
@@ -546,14 +578,17 @@ static int count_keys(job *b)
 	const plan *pl = &b->pl;
 	step(b->me, 1, "pass 1: read, check, count");
 	b->nloc = b->P == 1 ? pl->RC : 1;
-	size_t H = (size_t)pl->RC * pl->nbk;
+	size_t H = kpart_nhist(pl);
 	b->S = kpart_slots(pl);
 	b->hist = kcalloc(H, 8);
 	uint32_t scrc = 0;
 	b->ht = kmalloc(kmul(H, (size_t)b->S + 1) * 8); /* slot histograms, pass 2's offsets on one process */
-	int rc = kcomm_agree(b->comm, kpart_pass1(pl, &b->s, b->stream ? NULL : &scrc, b->hist, b->ht, b->S, &b->sl));
+	int rc = kcomm_agree(b->comm,
+			     kpart_pass1(pl, b->comm, &b->s, b->stream ? NULL : &scrc, b->hist, b->ht, b->S, &b->sl));
 	if (!rc && !b->stream) {
-		if (kcomm_crc32_concat(b->comm, scrc, b->s.n * 2 * (uint64_t)b->idbytes) != (uint32_t)b->in.crc) {
+		uint64_t first, n; /* the CRC's tuples: this rank's slice */
+		slice_of(b->in.ne, b->me, b->P, &first, &n);
+		if (kcomm_crc32_concat(b->comm, scrc, n * 2 * (uint64_t)b->idbytes) != (uint32_t)b->in.crc) {
 			if (b->me == 0)
 				kerror("'%s': edge data checksum mismatch (corrupt file)", b->o->input);
 			rc = KEXIT_DATA;
@@ -574,7 +609,7 @@ static void make_parts(job *b)
 	int P = b->P;
 	b->parts = kcalloc((size_t)b->nloc, sizeof *b->parts);
 	uint64_t *mine = b->hist;
-	if (P > 1) {
+	if (P > 1 && pl->keep < 0) {
 		mine = kmalloc(kmul((size_t)pl->nbk, 8));
 		kcomm_reduce_scatter_u64(b->comm, b->hist, mine, (size_t)pl->nbk, KCOMM_SUM);
 	}
@@ -596,7 +631,7 @@ static void make_parts(job *b)
 		free(mine);
 	free(b->hist);
 	b->hist = NULL;
-	if (P > 1) {
+	if (P > 1 && pl->keep < 0) {
 		free(b->ht);
 		b->ht = NULL;
 	}
@@ -605,7 +640,8 @@ static void make_parts(job *b)
 static int fill_parts(job *b)
 {
 	const kpart_opts *o = b->o;
-	step(b->me, 2, "pass 2: read, exchange, drop");
+	int all = b->pl.keep >= 0;
+	step(b->me, 2, all ? "pass 2: read all, keep own, drop" : "pass 2: read, exchange, drop");
 	int rc = kpart_pass2(&b->pl, b->comm, &b->s, b->parts, b->ht, b->S, o->round_tuples ? o->round_tuples : ROUND,
 			     o->input);
 	free(b->ht);
@@ -615,7 +651,7 @@ static int fill_parts(job *b)
 	kedge_close(b->r);
 	b->r = NULL;
 	kpart_source_close(&b->s);
-	b->st->t_build += lap(b->me, "pass 2 (read, exchange, drop)", &b->tl);
+	b->st->t_build += lap(b->me, all ? "pass 2 (read all, keep own, drop)" : "pass 2 (read, exchange, drop)", &b->tl);
 	return 0;
 }
 

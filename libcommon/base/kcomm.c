@@ -523,6 +523,16 @@ int kcomm_agree(kcomm *c, int code)
 	return (int)v;
 }
 
+int kcomm_one_host(kcomm *c)
+{
+	char first[sizeof host];
+	memcpy(first, host, sizeof host);
+	kcomm_bcast(c, first, sizeof first, 0);
+	uint64_t same = !strcmp(first, host);
+	kcomm_allreduce_u64(c, &same, 1, KCOMM_MIN);
+	return (int)same;
+}
+
 uint32_t kcomm_crc32_concat(kcomm *c, uint32_t crc, uint64_t len)
 {
 	int P = kcomm_size(c);

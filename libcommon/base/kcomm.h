@@ -32,6 +32,9 @@ int kcomm_rank(const kcomm *c);
 int kcomm_size(const kcomm *c);
 kcomm *kcomm_world(void);
 const char *kcomm_host(void);
+/* 1 when every rank of c runs on rank 0's host (its name, kcomm_host), the
+ * same answer on every rank (collective). */
+int kcomm_one_host(kcomm *c);
 /* Node-local rank (ranks sharing this host), for choosing a GPU. */
 int kcomm_local_rank(void);
 /* Whether to show progress on stderr: it is a terminal (klog_progress_ok),

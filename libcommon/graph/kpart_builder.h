@@ -24,12 +24,21 @@ typedef struct fdiv {
 typedef struct plan {
 	kpart_grid g;
 	int R, C, RC, P, me;
+	int keep;           /* -1: this rank counts every part's keys (one process, or
+			     * the exchange); else it reads the whole input and keeps
+			     * only part keep's (= me: all ranks on one host) */
 	fdiv fnb;
 	uint32_t *vi, *vj;  /* vertex block -> grid (i, j) of its owner */
 	int br, bc, rbits;  /* bits of a local row, column; residual */
 	int res64, idx64, off64_all;
 	uint64_t nbk, rmask, rowmask;
 } plan;
+
+/* Buckets counted: every part's, or the kept part's alone. */
+static inline size_t kpart_nhist(const plan *pl)
+{
+	return (size_t)(pl->keep < 0 ? pl->RC : 1) * pl->nbk;
+}
 
 /* One part being built (P(i,j)). */
 typedef struct part {
@@ -57,7 +66,8 @@ typedef struct source {
 int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, int idbytes, uint64_t nv);
 void kpart_source_close(source *s);
 int kpart_slots(const plan *pl);
-int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S, uint64_t *selfloops);
+int kpart_pass1(const plan *pl, kcomm *comm, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S,
+		uint64_t *selfloops);
 int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
 		const char *input);
 /* kpart_csc.c */

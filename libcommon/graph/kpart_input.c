@@ -10,6 +10,13 @@
  * in order.  On one process pass 2 reads the same slots again and drops
  * every key at the slot's own offsets in its bucket (pass 1 counted them
  * per slot): no atomics, and each bucket holds its keys in file order.
+ *
+ * When every rank runs on one host and the input is a file (pl->keep >= 0,
+ * kpart_build.c decides), each rank reads the whole file in both passes,
+ * as one process would, and counts and drops only its own part's keys: no
+ * key crosses MPI.  Its CRC and self-loops still cover only its slice (the
+ * slots of tuples me*M/P to (me+1)*M/P), so the slices' CRCs combine as in
+ * the exchange, and a bad tuple, which every rank meets, is reported once.
  */
 #include "kpart.h"
 #include "kpart_builder.h"
@@ -58,6 +65,17 @@ static inline void entries(const plan *pl, uint64_t u, uint64_t v, uint32_t d[2]
 	key[0] = a.lc << pl->br | b.lr;
 	d[1] = a.i * (uint32_t)pl->C + b.j;
 	key[1] = b.lc << pl->br | a.lr;
+}
+
+/* The histogram slot of entry (d, key): part d's bucket among every
+ * part's, or its bucket among the kept part's alone; *kept is 0 for
+ * another part's entry, which the callers count and store without a
+ * branch (which part an entry goes to is a coin toss: a branch on it cost
+ * twice pass 1's time, measured on 2x1) and then drop. */
+static inline size_t hslot(const plan *pl, uint32_t d, uint64_t key, int *kept)
+{
+	*kept = pl->keep < 0 || d == (uint32_t)pl->keep;
+	return (pl->keep < 0 ? (size_t)d * pl->nbk : 0) + (size_t)(key >> pl->rbits);
 }
 
 /* residual x at position pos of a bucket array of 64- or 32-bit entries */
@@ -140,8 +158,11 @@ static int check_ids(const source *s, uint64_t u, uint64_t v, uint64_t off, rerr
 	return 1;
 }
 
-static int report(const source *s, const rerr *e)
+/* e's exit code, after its line on stderr when say */
+static int report(const source *s, const rerr *e, int say)
 {
+	if (!say)
+		return e->kind == 1 ? KEXIT_IO : e->kind ? KEXIT_DATA : 0;
 	switch (e->kind) {
 	case 1:
 		kerror("cannot read '%s': %s", s->name, strerror(e->err));
@@ -157,13 +178,23 @@ static int report(const source *s, const rerr *e)
 	return 0;
 }
 
-/* Slots: a few per thread while their histograms stay small (8 M counters). */
+/* Slots: a few per thread while their histograms stay small (8 M counters);
+ * a multiple of P where every rank reads the whole input (own_slots). */
 int kpart_slots(const plan *pl)
 {
-	size_t H = (size_t)pl->RC * pl->nbk, T = (size_t)kpart_nthreads(), m = 4;
+	size_t H = kpart_nhist(pl), T = (size_t)kpart_nthreads(), m = 4, P = (size_t)pl->P;
 	while (m > 1 && m * T * H > ((size_t)1 << 23))
 		m /= 2;
-	return (int)(m * T);
+	return (int)(pl->keep < 0 ? m * T : (m * T + P - 1) / P * P);
+}
+
+/* Slots [*q0, *q1) of S hold this rank's slice: every slot, unless the rank
+ * reads the whole input (S a multiple of P: slot me*S/P starts at tuple
+ * me*M/P exactly). */
+static void own_slots(const plan *pl, int S, int *q0, int *q1)
+{
+	*q0 = pl->keep < 0 ? 0 : pl->me * (S / pl->P);
+	*q1 = pl->keep < 0 ? S : *q0 + S / pl->P;
 }
 
 /* first tuple of slot q of S */
@@ -172,13 +203,22 @@ static inline uint64_t slot_first(const source *s, int q, int S)
 	return (uint64_t)((unsigned __int128)s->n * (unsigned)q / (unsigned)S);
 }
 
-/* The earliest error of slots [0, S): slot q stops when an earlier one failed. */
-static int first_error(const source *s, const rerr *err, int S)
+/* The earliest error of slots [0, S): slot q stops when an earlier one
+ * failed.  Where every rank reads the whole input (collective then), the
+ * earliest of all ranks' is printed by the lowest rank that met it; the
+ * others return their own code and print nothing. */
+static int first_error(const plan *pl, kcomm *comm, const source *s, const rerr *err, int S)
 {
-	for (int q = 0; q < S; q++)
-		if (err[q].kind)
-			return report(s, &err[q]);
-	return 0;
+	int q = 0;
+	while (q < S && !err[q].kind)
+		q++;
+	if (pl->keep < 0)
+		return q < S ? report(s, &err[q], 1) : 0;
+	uint64_t at = q < S ? err[q].at : UINT64_MAX, who;
+	kcomm_allreduce_u64(comm, &at, 1, KCOMM_MIN);
+	who = q < S && err[q].at == at ? (uint64_t)pl->me : UINT64_MAX;
+	kcomm_allreduce_u64(comm, &who, 1, KCOMM_MIN);
+	return q < S ? report(s, &err[q], who == (uint64_t)pl->me) : 0;
 }
 
 static void failed(int *stop, int q)
@@ -190,15 +230,18 @@ static void failed(int *stop, int q)
 
 /* ---------------------------------------------------------------- passes */
 
-/* Pass 1: bucket sizes of every key of the slice (and its CRC, self-loops).
+/* Pass 1: bucket sizes of every key of the source, or of the kept part's
+ * (kpart_nhist), and the CRC and self-loops of this rank's slice.
  * ht gets S histograms, one per slot (kpart_slots), hist their sum. */
-int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S, uint64_t *selfloops)
+int kpart_pass1(const plan *pl, kcomm *comm, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S,
+		uint64_t *selfloops)
 {
-	size_t H = (size_t)pl->RC * pl->nbk, rec = 2 * (size_t)s->w;
+	size_t H = kpart_nhist(pl), rec = 2 * (size_t)s->w;
 	uint32_t *qcrc = kcalloc((size_t)S, 4);
 	rerr *err = kcalloc((size_t)S, sizeof *err);
-	uint64_t sl = 0, nbk = pl->nbk;
-	int rb = pl->rbits, w = s->w, stop = S;
+	uint64_t sl = 0;
+	int w = s->w, stop = S, q0, q1;
+	own_slots(pl, S, &q0, &q1);
 #pragma omp parallel reduction(+ : sl) if (s->n > PAR)
 	{
 		unsigned char *buf = s->mem ? NULL : kmalloc((size_t)CHUNK * rec);
@@ -206,6 +249,7 @@ int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64
 		for (int q = 0; q < S; q++) {
 			uint64_t *h = ht + (size_t)q * H, end = slot_first(s, q + 1, S);
 			uint32_t c = 0;
+			int own = q >= q0 && q < q1;
 			memset(h, 0, H * 8);
 			for (uint64_t off = slot_first(s, q, S); off < end; off += CHUNK) {
 				size_t k = end - off < CHUNK ? (size_t)(end - off) : CHUNK;
@@ -213,7 +257,7 @@ int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64
 						       : bytes_at(s, off, k, buf, &err[q]);
 				if (!p)
 					break;
-				if (crc)
+				if (crc && own)
 					c = kio_crc32(c, p, k * rec);
 				size_t e = 0;
 				for (; e < k; e++) {
@@ -221,14 +265,17 @@ int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64
 					if (check_ids(s, u, v, off + e, &err[q]))
 						break;
 					if (u == v) {
-						sl++;
+						sl += (uint64_t)own;
 						continue;
 					}
 					uint32_t d[2];
 					uint64_t key[2];
 					entries(pl, u, v, d, key);
-					h[d[0] * nbk + (key[0] >> rb)]++;
-					h[d[1] * nbk + (key[1] >> rb)]++;
+					for (int j = 0; j < 2; j++) {
+						int kept;
+						size_t x = hslot(pl, d[j], key[j], &kept);
+						h[x] += (uint64_t)kept;
+					}
 				}
 				if (e < k)
 					break;
@@ -239,9 +286,9 @@ int kpart_pass1(const plan *pl, source *s, uint32_t *crc, uint64_t *hist, uint64
 		}
 		free(buf);
 	}
-	int rc = first_error(s, err, S);
+	int rc = first_error(pl, comm, s, err, S);
 	if (crc)
-		for (int q = 0; q < S; q++)
+		for (int q = q0; q < q1; q++)
 			*crc = kio_crc32_combine(*crc, qcrc[q], (slot_first(s, q + 1, S) - slot_first(s, q, S)) * rec);
 #pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
 	for (size_t x = 0; x < H; x++) {
@@ -319,13 +366,14 @@ static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n, uint64
 	return bad ? -1 : 0;
 }
 
-/* Pass 2 on one process: every part is here.  Slot q's keys of bucket x
- * go to [start, start + its pass-1 count), after slot q-1's. */
-static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int S, int *changed)
+/* Pass 2 on one process (every part is here), or on a rank that reads the
+ * whole input (its part alone is kept).  Slot q's keys of bucket x go to
+ * [start, start + its pass-1 count), after slot q-1's. */
+static int pass2_local(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, int *changed)
 {
-	size_t H = (size_t)pl->RC * pl->nbk, rec = 2 * (size_t)s->w;
+	size_t H = kpart_nhist(pl), rec = 2 * (size_t)s->w, nparts = H / pl->nbk;
 	uint64_t nbk = pl->nbk, rmask = pl->rmask;
-	int rb = pl->rbits, w = s->w, r64 = pl->res64, stop = S, bad = 0;
+	int w = s->w, r64 = pl->res64, stop = S, bad = 0;
 	int lb = __builtin_ctzll(nbk);
 	/* counts to offsets: ht gets S + 1 rows, row S the buckets' ends */
 #pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
@@ -338,8 +386,8 @@ static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int
 		}
 		ht[(size_t)S * H + x] = at;
 	}
-	void **res = kmalloc(kmul((size_t)pl->RC, sizeof *res));
-	for (int p = 0; p < pl->RC; p++)
+	void **res = kmalloc(kmul(nparts, sizeof *res));
+	for (size_t p = 0; p < nparts; p++)
 		res[p] = parts[p].res;
 	rerr *err = kcalloc((size_t)S, sizeof *err);
 #pragma omp parallel reduction(| : bad) if (s->n > PAR)
@@ -373,8 +421,10 @@ static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int
 						uint64_t key[2];
 						entries(pl, u, v, d, key);
 						for (int j = 0; j < 2; j++) {
-							xs[n] = d[j] * nbk + (key[j] >> rb);
-							rs[n++] = key[j] & rmask;
+							int kept;
+							xs[n] = hslot(pl, d[j], key[j], &kept);
+							rs[n] = key[j] & rmask;
+							n += (size_t)kept;
 						}
 					}
 					for (size_t y = 0; y < n; y++) {
@@ -403,8 +453,8 @@ static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int
 		free(xs);
 		free(rs);
 	}
-	int rc = first_error(s, err, S);
-	for (int p = 0; p < pl->RC; p++) /* every bucket is full (or the input changed) */
+	int rc = first_error(pl, comm, s, err, S);
+	for (size_t p = 0; p < nparts; p++) /* every bucket is full (or the input changed) */
 		memcpy(parts[p].bfill, parts[p].bstart + 1, (size_t)nbk * 8);
 	*changed |= bad;
 	free(res);
@@ -413,14 +463,15 @@ static int pass2_local(const plan *pl, source *s, part *parts, uint64_t *ht, int
 }
 
 /* Pass 2: read the slice in rounds, exchange, drop.  parts[] are local;
- * on one process (all of them) ht holds pass 1's S slot histograms and
- * one row more. */
+ * on one process (all of them), or where the rank reads the whole input
+ * (its own: no exchange), ht holds pass 1's S slot histograms and one row
+ * more. */
 int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
 		const char *input)
 {
 	int P = pl->P, w = s->w, T = kpart_nthreads(), rc = 0, changed = 0;
-	if (P == 1) {
-		rc = pass2_local(pl, s, parts, ht, S, &changed);
+	if (P == 1 || pl->keep >= 0) {
+		rc = pass2_local(pl, comm, s, parts, ht, S, &changed);
 		goto done;
 	}
 	uint64_t nmax = s->n;
@@ -461,7 +512,7 @@ int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *h
 		}
 		for (int t = 0; t < T && !rc; t++)
 			if (err[t].kind)
-				rc = report(s, &err[t]);
+				rc = report(s, &err[t], 1);
 		if ((rc = kcomm_agree(comm, rc)))
 			break;
 		/* keys for this rank are dropped at once, the rest exchanged:

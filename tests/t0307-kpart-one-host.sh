@@ -1,0 +1,76 @@
+#!/bin/bash
+# kpart under mpirun on one host: every rank reads the whole edge file and
+# keeps its own part's keys (no exchange); KBFS_KPART_EXCHANGE=1 keeps the
+# exchange.  Both write the very files one process writes, and a bad input
+# is refused the same way, once.
+. "$(dirname "$0")/lib.sh"
+need_mpi
+kgen -q -s 12 -o "$T/g.kg" || { echo "Bail out! kgen failed"; exit 1; }
+
+# build NAME NP R C [ENV...]: kpart -v under mpirun, its stderr in $T/NAME.err
+build() {
+	local name=$1 np=$2 R=$3 C=$4
+	shift 4
+	MPIRUN "$np" env "$@" kpart -v -R "$R" -C "$C" -o "$T/$name" "$T/g.kg" 2>"$T/$name.err"
+}
+
+for g in 2x2 1x3; do
+	R=${g%x*} C=${g#*x} np=$((R * C))
+	kpart -q -R "$R" -C "$C" -o "$T/s-$g" "$T/g.kg"
+	build "a-$g" "$np" "$R" "$C"
+	is "$?" 0 "$g: built, every rank reading the whole file"
+	ok "... said so, and timed pass 2 under its own name" \
+		sh -c "grep -q 'every rank reads the whole input (one host)' '$T/a-$g.err' &&
+			grep -q '^kpart\[rank 0\]: pass 2 (read all, keep own, drop) ' '$T/a-$g.err'"
+	ok "... the same files as one process" same_partition "$T/s-$g" "$T/a-$g"
+	build "x-$g" "$np" "$R" "$C" KBFS_KPART_EXCHANGE=1
+	is "$?" 0 "$g: built with KBFS_KPART_EXCHANGE=1"
+	ok "... through the exchange" \
+		sh -c "! grep -q 'whole input' '$T/x-$g.err' &&
+			grep -q '^kpart\[rank 0\]: pass 2 (read, exchange, drop) ' '$T/x-$g.err'"
+	ok "... the same files as reading all" same_partition "$T/a-$g" "$T/x-$g"
+done
+build z0 4 2 2 KBFS_KPART_EXCHANGE=0
+ok "KBFS_KPART_EXCHANGE=0: reads all, the same files" \
+	sh -c "grep -q 'whole input' '$T/z0.err' && cmp -s '$T/s-2x2/rank-00003.kpart' '$T/z0/rank-00003.kpart'"
+MPIRUN 4 kpart -v -R 2 -C 2 -o "$T/st" - <"$T/g.kg" 2>"$T/st.err"
+ok "standard input: rank 0 deals it out, the keys exchanged" \
+	sh -c "! grep -q 'whole input' '$T/st.err' && grep -q 'pass 2 (read, exchange, drop)' '$T/st.err' &&
+		cmp -s '$T/s-2x2/rank-00000.kpart' '$T/st/rank-00000.kpart'"
+
+# refusals, reading all and exchanging: the exit code, one line, nothing left
+# refused NAME NP MESSAGE CMD...: exit 1, MESSAGE once on stderr, no partition
+refused() {
+	local name=$1 np=$2 msg=$3
+	shift 3
+	MPIRUN "$np" "$@" >"$T/out" 2>"$T/err"
+	is "$?" 1 "$name: exit 1"
+	is "$(grep -F -c -- "]: $msg" "$T/err")" 1 "... said once by one rank: $msg"
+	ok "... nothing left" sh -c "! ls -d '$T'/bad* 2>/dev/null | grep -q ."
+}
+cp "$T/g.kg" "$T/flip.kg"
+printf '\001' | dd of="$T/flip.kg" bs=1 seek=100000 conv=notrunc 2>/dev/null
+for e in 0 1; do
+	refused "a corrupt edge file (2x2, KBFS_KPART_EXCHANGE=$e)" 4 \
+		"'$T/flip.kg': edge data checksum mismatch (corrupt file)" \
+		env KBFS_KPART_EXCHANGE=$e kpart -R 2 -C 2 -o "$T/bad" "$T/flip.kg"
+	refused "... on 1x3" 3 "'$T/flip.kg': edge data checksum mismatch (corrupt file)" \
+		env KBFS_KPART_EXCHANGE=$e kpart -R 1 -C 3 -o "$T/bad" "$T/flip.kg"
+done
+# a vertex beyond the header's count, under valid checksums (kedge(5)):
+# every rank that reads the whole file meets it, one reports it
+perl -MCompress::Zlib -e '
+	my @e = (0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 99, 6, 7, 7, 8);
+	my $p = join "", map { pack("V", $_) } @e;
+	my $ne = @e / 2;
+	my $h = "\x89KEDG\r\n\x1a" . pack("vvVVQ<Q<V", 1, 0, 1, 4, 16, $ne, 0);
+	my $t = "KEND" . pack("Q<V", $ne, crc32($p));
+	print $h . pack("V", crc32($h)) . $p . $t . pack("V", crc32($t));' >"$T/beyond.kg" ||
+	{ echo "Bail out! perl Compress::Zlib failed"; exit 1; }
+must_fail 1 "one process: a vertex beyond nv" kpart -R 2 -C 2 -o "$T/bad" "$T/beyond.kg"
+for e in 0 1; do
+	refused "a vertex beyond nv (2x2, KBFS_KPART_EXCHANGE=$e)" 4 \
+		"'$T/beyond.kg': edge 5 has vertex 99, beyond the 16 vertices declared" \
+		env KBFS_KPART_EXCHANGE=$e kpart -R 2 -C 2 -o "$T/bad" "$T/beyond.kg"
+done
+done_testing
