@@ -229,6 +229,12 @@ static uint64_t bu_substeps(kbfs_ctx *x, uint64_t level, uint64_t nf, kbfs_step 
 	const int dev = t->lv_update != NULL; /* the device-resident ring, its bytes counted there */
 	uint64_t sent = 0;
 	memset(st, 0, sizeof *st);
+	/* the ring through the host-driven transport: one block to the left,
+	 * one from the right (sd[left] set per sub-step) */
+	for (int k = 0; k < C; k++)
+		sc[k] = sd[k] = rc[k] = rdp[k] = 0;
+	sc[left] = sb;
+	rc[right] = sb;
 	for (int s = 0; s < C; s++) {
 		const int seg = (j + s) % C;
 		kbfs_step one;
@@ -245,11 +251,7 @@ static uint64_t bu_substeps(kbfs_ctx *x, uint64_t level, uint64_t nf, kbfs_step 
 		}
 		/* this segment's visited rows to the left; the right one's segment,
 		 * the next to take here, into XRECV (free until the fold) */
-		for (int k = 0; k < C; k++)
-			sc[k] = sd[k] = rc[k] = rdp[k] = 0;
-		sc[left] = sb;
 		sd[left] = (size_t)seg * sb;
-		rc[right] = sb;
 		t->alltoallv(t, KBFS_ROW, B(x, KBFS_ROWVIS), sc, sd, B(x, KBFS_XRECV), rc, rdp);
 		sent += sb;
 	}

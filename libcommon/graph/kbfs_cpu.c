@@ -232,36 +232,39 @@ static void cpu_top_down(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step 
 		td_32(c, lvl, st);
 }
 
+static void or_words(uint64_t *d, const uint64_t *s, uint64_t n)
+{
+#pragma omp parallel for schedule(static) if (n >= PAR_MIN_WORDS)
+	for (uint64_t w = 0; w < n; w++)
+		d[w] |= s[w];
+}
+
+/* Bottom-up over the local rows of words [w0, w1). */
+static void bu_rows(cpu_eng *c, uint64_t level, uint64_t w0, uint64_t w1, kbfs_step *st)
+{
+	memset(st, 0, sizeof *st);
+	uint64_t lvl = level << KBFS_PARENT_BITS;
+	if (c->b->idx64)
+		bu_64(c, lvl, w0, w1, st);
+	else
+		bu_32(c, lvl, w0, w1, st);
+}
+
 static void cpu_bottom_up(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *st)
 {
 	(void)nf;
 	cpu_eng *c = e->impl;
-	memset(st, 0, sizeof *st);
-	uint64_t lvl = level << KBFS_PARENT_BITS;
-	if (c->b->idx64)
-		bu_64(c, lvl, 0, c->nroww, st);
-	else
-		bu_32(c, lvl, 0, c->nroww, st);
+	bu_rows(c, level, 0, c->nroww, st);
 }
 
 static void cpu_bu_substep(kbfs_engine *e, uint64_t level, uint64_t nf, int seg, const void *ring, kbfs_step *st)
 {
 	(void)nf;
 	cpu_eng *c = e->impl;
-	memset(st, 0, sizeof *st);
 	const uint64_t w0 = (uint64_t)seg * c->nbw;
-	if (ring) {
-		uint64_t *vis = W(c, KBFS_ROWVIS) + w0;
-		const uint64_t *r = ring;
-#pragma omp parallel for schedule(static) if (c->nbw >= PAR_MIN_WORDS)
-		for (uint64_t w = 0; w < c->nbw; w++)
-			vis[w] |= r[w];
-	}
-	uint64_t lvl = level << KBFS_PARENT_BITS;
-	if (c->b->idx64)
-		bu_64(c, lvl, w0, w0 + c->nbw, st);
-	else
-		bu_32(c, lvl, w0, w0 + c->nbw, st);
+	if (ring)
+		or_words(W(c, KBFS_ROWVIS) + w0, ring, c->nbw);
+	bu_rows(c, level, w0, w0 + c->nbw, st);
 }
 
 static void cpu_update(kbfs_engine *e, kbfs_step *st)
@@ -296,13 +299,6 @@ static void cpu_pack(kbfs_engine *e, enum kbfs_buf src, size_t nseg, enum kbfs_x
 #pragma omp parallel for schedule(dynamic, 1) if (nseg > 1 && c->nbw >= PAR_MIN_WORDS)
 	for (size_t k = 0; k < nseg; k++)
 		desc[k] = kbfs_encode(s + k * c->nbw, c->nbw, mode, compress, out + k * c->cap, c->cap);
-}
-
-static void or_words(uint64_t *d, const uint64_t *s, uint64_t n)
-{
-#pragma omp parallel for schedule(static) if (n >= PAR_MIN_WORDS)
-	for (uint64_t w = 0; w < n; w++)
-		d[w] |= s[w];
 }
 
 static void cpu_unpack(kbfs_engine *e, enum kbfs_buf wire, size_t stride, size_t nseg, const kbfs_desc *desc,
