@@ -1,6 +1,7 @@
 /*
  * kpart.c: the partition math, reading the manifest, and loading a rank
- * file (kpart_load).  Writing a partition is kpart_write.c, the builder
+ * file (kpart_load; the CSR's column indices it rebuilds: kpart_csr.c).
+ * Writing a partition is kpart_write.c, the builder
  * kpart_build.c; the deep check, dump and reports are kpartstat.c.
  */
 #include "kpart.h"

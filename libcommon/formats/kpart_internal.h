@@ -1,7 +1,8 @@
 /*
  * kpart_internal: what the files behind kpart.h share among themselves
  * (kpart.c: math, manifest, loading; kpart_write.c: rank files, manifest
- * and directory on the way out) and with the builder above them
+ * and directory on the way out; kpart_csr.c: the CSR made from the CSC)
+ * and with the builder above them
  * (graph/kpart_builder.h).  Not for other callers.
  */
 #ifndef KPART_INTERNAL_H
@@ -33,7 +34,7 @@ static inline int kpart_nthreads(void) { return 1; }
 static inline int kpart_tid(void) { return 0; }
 #endif
 
-/* a[k] += a[k-1] for k = 1 .. n-1 (on all threads for long arrays; kpart_write.c) */
+/* a[k] += a[k-1] for k = 1 .. n-1 (on all threads for long arrays; kpart_csr.c) */
 void kpart_prefix_sum(uint64_t *a, size_t n);
 
 #endif
