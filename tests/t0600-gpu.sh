@@ -210,12 +210,14 @@ ok "with the phase marks, a level's local step has a time" python3 -c "
 import json
 d = json.load(open('$T/j.json'))
 assert any(l['time']['local'] > 0 for r in d['roots'] for l in r['levels'])"
-# the ablation without the phase events: the same trees, the phases 0
+# the ablation without the phase events: the same trees, the device-timed
+# phases 0 (allreduce, the host's wall clock around the counts' reduction
+# on a level the host drives, stays timed)
 run_ok "KBFS_CUDA_MARKS=0 kbfs: trees validate" env KBFS_CUDA_MARKS=0 kbfs --engine cuda -n 2 --json "$T/nm.json" "$PART"
-ok "KBFS_CUDA_MARKS=0: every phase time 0, the search timed" python3 -c "
+ok "KBFS_CUDA_MARKS=0: every device-timed phase 0, the search timed" python3 -c "
 import json
 d = json.load(open('$T/nm.json'))
-assert all(v == 0 for r in d['roots'] for l in r['levels'] for v in l['time'].values())
+assert all(v == 0 for r in d['roots'] for l in r['levels'] for k, v in l['time'].items() if k != 'allreduce'), [l['time'] for l in d['roots'][0]['levels']]
 assert all(r['time'] > 0 and r['valid'] for r in d['roots'])"
 
 # memory plan: --dry-run prints it; a run that does not fit stops before allocating
