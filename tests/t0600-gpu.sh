@@ -127,32 +127,31 @@ for g in $GRIDS; do
 		done
 	done
 done
-kb_dev() { KBFS_CUDA_CSR_DEVICE=1 kb "$@"; }
-# the CSR's column indices: made on the host and copied (the default until
-# the GPU's path is measured) or on the GPU (KBFS_CUDA_CSR_DEVICE=1): the
-# same depths
+kb_host() { KBFS_CUDA_CSR_DEVICE=0 kb "$@"; }
+# the CSR's column indices: made on the GPU (the default) or on the host
+# and copied (KBFS_CUDA_CSR_DEVICE=0): the same depths
 for g in $GRIDS; do
 	part 13 "$g"
 	rm -rf "$T/d"
-	run_ok "kbfs cuda $g scale 13: KBFS_CUDA_CSR_DEVICE=1, column indices made on the GPU, 8 trees validate" \
-		kb_dev "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+	run_ok "kbfs cuda $g scale 13: by default, column indices made on the GPU, 8 trees validate" \
+		kb "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
 	ok "... -v says they were made on the GPU" grep -q "column indices made on the GPU" "$T/err"
 	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
 	rm -rf "$T/d"
-	run_ok "kbfs cuda $g scale 13: by default, 8 trees validate" \
-		kb "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+	run_ok "kbfs cuda $g scale 13: KBFS_CUDA_CSR_DEVICE=0, 8 trees validate" \
+		kb_host "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
 	ok "... -v says they were copied from the host" grep -q "column indices copied from the host" "$T/err"
 	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
 done
 # row offsets that disagree with the CSC, every checksum right: the GPU's
-# scatter finds a row over full (KBFS_CUDA_CSR_DEVICE=1), the host's
-# transpose the same
+# scatter finds a row over full (the default), the host's transpose
+# (KBFS_CUDA_CSR_DEVICE=0) the same
 part 12 1x1
 rm -rf "$T/badrows" && cp -r "$PART" "$T/badrows"
 kpart_rows "$T/badrows" rank-00000.kpart 'for my $i (1 .. $#r - 1) { if ($r[$i] < $r[$i + 1]) { $r[$i]++; last } }'
-KBFS_CUDA_CSR_DEVICE=1 must_fail 1 "row offsets that disagree with the CSC: the GPU refuses them" kbfs --engine cuda -r 1 "$T/badrows"
+must_fail 1 "row offsets that disagree with the CSC: the GPU refuses them" kbfs --engine cuda -r 1 "$T/badrows"
 stderr_has "the row offsets disagree with the rows of the columns (corrupt rank file)" "... saying so"
-must_fail 1 "... and the host, by default" kbfs --engine cuda -r 1 "$T/badrows"
+KBFS_CUDA_CSR_DEVICE=0 must_fail 1 "... and the host, with KBFS_CUDA_CSR_DEVICE=0" kbfs --engine cuda -r 1 "$T/badrows"
 stderr_has "rank-00000.kpart': the row offsets disagree with the rows of the columns" "... naming the file"
 # the input's own order (kpart --relabel none) and the step-by-step waits, every grid, scale 12
 for g in $GRIDS; do
