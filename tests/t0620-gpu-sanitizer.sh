@@ -1,7 +1,8 @@
 #!/bin/bash
 # compute-sanitizer over the CUDA engine at scale 12: memcheck, racecheck
 # (shared memory of the lb and merrill kernels), synccheck and initcheck on
-# the codec and engine tests; memcheck on a 2x2 grid sharing the GPU; and
+# the codec and engine tests; memcheck and racecheck of the CSR made on the
+# GPU; memcheck on a 2x2 grid sharing the GPU; and
 # memcheck/racecheck of kbfs --engine cuda itself.  Any report fails
 # (--error-exitcode 99); the sanitizer's lines are shown.
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,10 @@ done
 sub_tap "compute-sanitizer memcheck: engine with pieces of 1 word and u64 offsets" \
 	env KBFS_CUDA_TD_CHUNK=1 KBFS_CUDA_OFF64=1 "$CS" --tool memcheck --error-exitcode 99 \
 	"$TB/test_engine" --configs quick --roots 2 "$P"
+for tool in memcheck racecheck; do
+	sub_tap "compute-sanitizer --tool $tool: the CSR's column indices made on the GPU (test_engine --csr-device)" \
+		"$CS" --tool $tool --error-exitcode 99 "$TB/test_engine" --csr-device --configs quick --roots 2 --kernels lb "$P"
+done
 sub_tap "compute-sanitizer memcheck: engine with the partition copied through pinned buffers of 4000 bytes" \
 	env KBFS_CUDA_STAGED=4000 "$CS" --tool memcheck --error-exitcode 99 \
 	"$TB/test_engine" --configs quick --roots 2 "$P"
