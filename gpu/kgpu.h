@@ -86,11 +86,14 @@ typedef struct kgpu_opts {
 	int dense_push;       /* peer levels: send every word of each bitmap, not only those that changed */
 	int no_marks;         /* record no phase events in the levels (KBFS_CUDA_MARKS=0: their host cost
 			       * measured; the levels' phase times are then 0) */
+	unsigned spin_us;     /* KBFS_CUDA_SPIN_US=N (an experiment): each level starts with an N us
+			       * spin on the GPU, during which the host queues the level's work, so
+			       * the phase times are the GPU's alone, without the host's gaps */
 } kgpu_opts;
 
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
  * small graphs): KBFS_CUDA_TD_CHUNK=N sets td_chunk, KBFS_CUDA_OFF64=1 sets
- * off64, KBFS_CUDA_MARKS=0 sets no_marks (all read here), KBFS_CUDA_FREE_BYTES=N makes the memory check
+ * off64, KBFS_CUDA_MARKS=0 sets no_marks, KBFS_CUDA_SPIN_US=N spin_us (all read here), KBFS_CUDA_FREE_BYTES=N makes the memory check
  * see at most N free bytes. */
 void kgpu_opts_default(kgpu_opts *o);
 /* The defaults without the test hooks: what kgpu_opts_default starts from

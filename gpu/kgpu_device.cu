@@ -55,6 +55,97 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	v = getenv("KBFS_CUDA_MARKS");
 	if (v && strcmp(v, "0") == 0)
 		o->no_marks = 1;
+	v = getenv("KBFS_CUDA_SPIN_US");
+	if (v) {
+		const char *end;
+		uint64_t n = 0;
+		if (knum_u64(v, &end, &n) == KNUM_OK && !*end && n <= 100000)
+			o->spin_us = (unsigned)n;
+		else
+			kwarn("ignoring KBFS_CUDA_SPIN_US='%s' (want microseconds from 0 to 100000)", v);
+	}
+}
+
+// ---- KBFS_CUDA_KTRACE: each kernel's time on the GPU ------------------------------
+
+enum { TR_MAX = 4096, TR_NAMES = 96 };
+struct ktrace {
+	cudaStream_t s;
+	int n, nagg;
+	cudaEvent_t ev[TR_MAX];
+	const char *name[TR_MAX];
+	struct {
+		const char *name;
+		double sum, max;
+		u64 cnt;
+	} agg[TR_NAMES];
+};
+static ktrace *trace;
+
+void kgpu_trace_begin(cudaStream_t s)
+{
+	const char *v = getenv("KBFS_CUDA_KTRACE");
+	if (trace || !v || strcmp(v, "1"))
+		return;
+	trace = (ktrace *)kcalloc(1, sizeof *trace);
+	trace->s = s;
+	for (int k = 0; k < TR_MAX; k++)
+		CUDA_CHECK(cudaEventCreate(&trace->ev[k]));
+}
+
+void kgpu_trace_launch(const char *name)
+{
+	if (!trace)
+		return;
+	if (trace->n == TR_MAX)
+		kgpu_trace_flush();
+	CUDA_CHECK(cudaEventRecord(trace->ev[trace->n], trace->s));
+	trace->name[trace->n++] = name;
+}
+
+void kgpu_trace_flush(void)
+{
+	ktrace *t = trace;
+	if (!t || t->n < 2)
+		return;
+	CUDA_CHECK(cudaEventSynchronize(t->ev[t->n - 1]));
+	for (int k = 1; k < t->n; k++) {
+		float ms = 0;
+		CUDA_CHECK(cudaEventElapsedTime(&ms, t->ev[k - 1], t->ev[k]));
+		int a = 0;
+		while (a < t->nagg && strcmp(t->agg[a].name, t->name[k]))
+			a++;
+		if (a == t->nagg) {
+			if (t->nagg == TR_NAMES)
+				continue;
+			t->agg[t->nagg++].name = t->name[k];
+		}
+		t->agg[a].sum += ms * 1e3;
+		t->agg[a].max = ms * 1e3 > t->agg[a].max ? ms * 1e3 : t->agg[a].max;
+		t->agg[a].cnt++;
+	}
+	cudaEvent_t last = t->ev[t->n - 1];
+	t->ev[t->n - 1] = t->ev[0];
+	t->ev[0] = last;
+	t->name[0] = t->name[t->n - 1];
+	t->n = 1;
+}
+
+void kgpu_trace_end(void)
+{
+	ktrace *t = trace;
+	if (!t)
+		return;
+	kgpu_trace_flush();
+	kcomm *w = kcomm_world();
+	for (int a = 0; a < t->nagg; a++)
+		fprintf(stderr, "ktrace[rank %d]: %-22s %9llu launches, mean %8.2f us, max %9.1f us, total %10.1f us\n",
+			w ? kcomm_rank(w) : 0, t->agg[a].name, (ull)t->agg[a].cnt, t->agg[a].sum / (double)t->agg[a].cnt,
+			t->agg[a].max, t->agg[a].sum);
+	for (int k = 0; k < TR_MAX; k++)
+		CUDA_CHECK(cudaEventDestroy(t->ev[k]));
+	free(t);
+	trace = NULL;
 }
 
 [[noreturn]] void kgpu_fail(const char *what, const char *file, int line, const char *why)

@@ -111,6 +111,16 @@ __global__ void k_reset_root(u64 *front, u64 *ownvis, u64 *rowvis, u64 *pl, int 
 }
 
 // empty[w] bit b: local row 64w + b has no CSR entry.
+// KBFS_CUDA_SPIN_US: the GPU busy for ns nanoseconds (one thread)
+__global__ void k_spin(u64 ns)
+{
+	u64 t0, t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (t - t0 < ns);
+}
+
 template <typename Off> __global__ void k_empty_rows(const Off *__restrict__ rowptr, u64 *__restrict__ empty, u64 nw)
 {
 	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < nw; w += (u64)gridDim.x * blockDim.x) {
@@ -174,6 +184,7 @@ static int alias_of(const kgpu_geom *g, int slot)
 
 static void free_all(kgpu_state *st)
 {
+	kgpu_trace_end(); // before the stream goes
 	for (int k = 0; k < KS_NSLOT; k++)
 		if (alias_of(&st->g, k) >= 0)
 			st->slot[k] = NULL; // another slot's memory, freed as that one
@@ -243,6 +254,7 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 		return rc;
 
 	CUDA_CHECK(cudaStreamCreateWithFlags(&st->s, cudaStreamNonBlocking));
+	kgpu_trace_begin(st->s);
 	CUDA_CHECK(cudaEventCreateWithFlags(&st->useg_done, cudaEventDisableTiming));
 	for (int k = 0; k < KBFS_NMARK; k++)
 		CUDA_CHECK(cudaEventCreate(&st->mark[k]));
@@ -370,6 +382,7 @@ static void reset(kbfs_engine *e, uint64_t root)
 static void finish(kbfs_engine *e)
 {
 	kgpu_state *st = kgpu_state_of(e);
+	kgpu_trace_flush();
 	if (st->g.C != 1)
 		return; // reset() cleared PL: ROWVIS also holds rows other ranks reached
 	k_finish<<<kgpu_blocks(st->g.roww, 256, st->grid), 256, 0, kgpu_queue(st)>>>(
@@ -447,6 +460,11 @@ static void mark(kbfs_engine *e, int k)
 {
 	KASSERT(k >= 0 && k < KBFS_NMARK);
 	kgpu_state *st = kgpu_state_of(e);
+	if (st->o.spin_us && k % KBFS_MARKS_LEVEL == 0) {
+		// a level's start: the GPU spins while the host queues the level
+		k_spin<<<1, 1, 0, kgpu_queue(st)>>>((u64)st->o.spin_us * 1000);
+		KGPU_LAUNCHED("k_spin");
+	}
 	if (st->o.no_marks)
 		return; // elapsed() reads 0 for every point
 	// nothing queued since the last recorded point (earlier in the ring):

@@ -43,7 +43,19 @@ static inline void kgpu_cuda_check(cudaError_t rc, const char *what, const char 
 }
 #define CUDA_CHECK(call) kgpu_cuda_check((call), #call, __FILE__, __LINE__)
 // after a kernel launch: launch errors now, execution errors at the next sync
-#define KGPU_LAUNCHED(name) kgpu_cuda_check(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+// (and, under KBFS_CUDA_KTRACE=1, an event after it: kgpu_trace_*)
+#define KGPU_LAUNCHED(name) \
+	(kgpu_cuda_check(cudaGetLastError(), "launch of " name, __FILE__, __LINE__), kgpu_trace_launch(name))
+// KBFS_CUDA_KTRACE=1 (an experiment): an event after every kernel the
+// engine's stream runs; the time from one to the next is booked to the
+// later kernel's name (with KBFS_CUDA_SPIN_US, the GPU's time of each
+// kernel, the launch gap included), summed per name, printed on stderr by
+// every rank at the engine's teardown.  Begin with the stream, flush at a
+// search's end, end at teardown.
+void kgpu_trace_begin(cudaStream_t s);
+void kgpu_trace_launch(const char *name);
+void kgpu_trace_flush(void);
+void kgpu_trace_end(void);
 // Device memory (kgpu_free) or pinned host memory (kgpu_free_host) given
 // back, checked, when p holds some; p is NULL after.
 template <class T> static inline void kgpu_free(T *&p)

@@ -218,6 +218,21 @@ import json
 d = json.load(open('$T/nm.json'))
 assert all(v == 0 for r in d['roots'] for l in r['levels'] for k, v in l['time'].items() if k != 'allreduce'), [l['time'] for l in d['roots'][0]['levels']]
 assert all(r['time'] > 0 and r['valid'] for r in d['roots'])"
+# the host's gaps measured away: each level starts with a 2 ms spin on the
+# GPU (KBFS_CUDA_SPIN_US), so a search takes at least 2 ms a level, and the
+# trees stay valid
+run_ok "KBFS_CUDA_SPIN_US=2000 kbfs: trees validate" env KBFS_CUDA_SPIN_US=2000 kbfs --engine cuda -n 2 --json "$T/sp.json" "$PART"
+ok "KBFS_CUDA_SPIN_US=2000: every search at least 2 ms a level" python3 -c "
+import json
+d = json.load(open('$T/sp.json'))
+assert all(r['time'] >= 0.002 * len(r['levels']) and r['valid'] for r in d['roots']), [(r['time'], len(r['levels'])) for r in d['roots']]"
+run_ok "KBFS_CUDA_SPIN_US=nonsense: the search runs" env KBFS_CUDA_SPIN_US=nonsense kbfs --engine cuda -n 1 "$PART"
+stderr_has "ignoring KBFS_CUDA_SPIN_US" "... with a warning naming the variable"
+# each kernel's time (KBFS_CUDA_KTRACE=1): a line a kernel at the end
+run_ok "KBFS_CUDA_KTRACE=1 kbfs: the search runs" env KBFS_CUDA_KTRACE=1 KBFS_CUDA_SPIN_US=10 kbfs --engine cuda -n 2 "$PART"
+ok "... stderr has a line for the update kernel, with its launches and times" \
+	grep -Eq '^ktrace\[rank 0\]: k_update +[1-9][0-9]* launches, mean +[0-9.]+ us, max +[0-9.]+ us, total +[0-9.]+ us$' "$T/err"
+ok "... and for the spin" grep -q '^ktrace\[rank 0\]: k_spin ' "$T/err"
 
 # memory plan: --dry-run prints it; a run that does not fit stops before allocating
 run_ok "kbfs --engine cuda --dry-run" kb 1x1 --engine cuda --dry-run "$PART"
