@@ -110,7 +110,6 @@ __global__ void k_reset_root(u64 *front, u64 *ownvis, u64 *rowvis, u64 *pl, int 
 	}
 }
 
-// empty[w] bit b: local row 64w + b has no CSR entry.
 // KBFS_CUDA_SPIN_US: the GPU busy for ns nanoseconds (one thread)
 __global__ void k_spin(u64 ns)
 {
@@ -121,6 +120,7 @@ __global__ void k_spin(u64 ns)
 	while (t - t0 < ns);
 }
 
+// empty[w] bit b: local row 64w + b has no CSR entry.
 template <typename Off> __global__ void k_empty_rows(const Off *__restrict__ rowptr, u64 *__restrict__ empty, u64 nw)
 {
 	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < nw; w += (u64)gridDim.x * blockDim.x) {
