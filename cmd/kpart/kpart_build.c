@@ -211,9 +211,10 @@ static uint64_t input_id(uint64_t x, const kpart_grid *g, const uint64_t *map)
 	return x >= g->nv ? KPART_NO_VERTEX : map ? map[x] : x;
 }
 
-/* The relabelled CSC (colperm, rowperm) or none (NULL), and the CSR, of
- * part p on the device when there is one and the part fits it; else the
- * relabelling on the host (the CSR is then made as the file is written). */
+/* The relabelled CSC (colperm, rowperm) or none (NULL), and the CSR's row
+ * offsets, of part p on the device when there is one and the part fits it;
+ * else the relabelling on the host (the row offsets are then counted as
+ * the file is written). */
 static void finish_part(const plan *pl, part *p, kpart_devbuild *db, const uint64_t *colperm, const uint64_t *rowperm)
 {
 	if (db && !kpart_dev_finish(pl, p, db, colperm, rowperm))

@@ -98,8 +98,9 @@ typedef struct kpart_devbuild {
  * with db->fallback, for the host to build it. */
 int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep);
 /* With colperm and rowperm, the CSC renamed (as kpart_remap_csc); then
- * b->rowptr and b->colidx, the CSR (as kpart_transpose).  0, or -1 when it
- * does not fit the device: nothing changed, the host does it. */
+ * b->rowptr, the CSR's row offsets (as kpart_row_offsets; b->colidx stays
+ * NULL: rank files do not store it).  0, or -1 when it does not fit the
+ * device: nothing changed, the host does it. */
 int kpart_dev_finish(const plan *pl, part *pt, kpart_devbuild *db, const uint64_t *colperm, const uint64_t *rowperm);
 /* Free what the device still holds. */
 void kpart_devbuild_drop(kpart_devbuild *db);

@@ -16,12 +16,14 @@
  *  When the whole part was one piece, its deduplicated keys may stay on
  *  the device for the next step (no copy back in).
  *
- *  Relabel and CSR (kpart_dev_finish).  The keys (kept, or made again
- *  from the host's CSC) renamed by the column and row permutations and
- *  sorted (the relabelled CSC), then swapped to row << bc | column and
- *  sorted: the CSR, rows sorted and columns ascending in each row, as
- *  the transpose of the CSC is.  Where this does not fit the device the
- *  host does it (kpart_remap_csc, kpart_transpose), with the same result.
+ *  Relabel and row offsets (kpart_dev_finish).  The keys (kept, or made
+ *  again from the host's CSC) renamed by the column and row permutations
+ *  and sorted (the relabelled CSC), then swapped to row << bc | column
+ *  and sorted, whose counts per row are the CSR's row offsets.  A rank
+ *  file stores no column indices (kpart(5) format 2), so they are not
+ *  brought back.  Where this does not fit the device the host does it
+ *  (kpart_remap_csc, and the writer's kpart_row_offsets), with the same
+ *  result.
  */
 #include "kpart.h"
 #include "kpart_dev.h"
@@ -244,15 +246,9 @@ int kpart_dev_finish(const plan *pl, part *pt, kpart_devbuild *db, const uint64_
 		d->get(d, b->rowidx, tmp, (size_t)nnz * (size_t)w);
 	}
 	d->swap(d, keys, nnz, pl->br, pl->bc);
-	uint64_t *s = d->sort(d, keys, tmp, nnz, bits, db->scratch);
-	tmp = s == keys ? tmp : keys;
-	keys = s;
+	keys = d->sort(d, keys, tmp, nnz, bits, db->scratch);
 	b->rowptr = kmalloc(kmul((size_t)nrows + 1, 8));
-	b->colidx = kmalloc(kmul((size_t)nnz ? (size_t)nnz : 1, (size_t)w));
 	offsets(db, keys, nnz, pl->bc, cnt, nrows, b->rowptr);
-	uint64_t cmask = pl->bc == 64 ? UINT64_MAX : (UINT64_C(1) << pl->bc) - 1;
-	d->low(d, keys, nnz, cmask, tmp, w);
-	d->get(d, b->colidx, tmp, (size_t)nnz * (size_t)w);
 	dfree(db, (void **)&cnt);
 	dfree(db, (void **)&cp);
 	dfree(db, (void **)&rp);
