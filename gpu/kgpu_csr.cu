@@ -45,20 +45,6 @@ template <typename Off> struct rel {
 	__host__ __device__ u64 operator()(const Off &x) const { return (u64)x - base; }
 };
 
-// the rows [r0, r1) of at most n entries and seg rows from r0 (at least one row)
-static u64 chunk_end(const u64 *rp, u64 nrows, u64 r0, u64 n, u64 seg)
-{
-	u64 lo = r0 + 1, hi = nrows - r0 > seg ? r0 + seg : nrows;
-	while (lo < hi) {
-		u64 mid = hi - (hi - lo) / 2;
-		if (rp[mid] - rp[r0] <= n)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
 template <typename Idx, typename Off> int build(kgpu_state *st)
 {
 	const kgpu_geom &g = st->g;
@@ -99,7 +85,8 @@ template <typename Idx, typename Off> int build(kgpu_state *st)
 		KGPU_LAUNCHED("k_scatter");
 	}
 	for (u64 r0 = 0, r1; r0 < g.nrows; r0 = r1) {
-		r1 = chunk_end(rp, g.nrows, r0, n, SEG);
+		// the rows [r0, r1): at most n entries and SEG rows (at least one row)
+		r1 = kpart_span_end(rp, r0, g.nrows - r0 > SEG ? r0 + SEG : g.nrows, n);
 		const u64 base = rp[r0], m = rp[r1] - base;
 		if (m < 2)
 			continue;

@@ -250,6 +250,11 @@ int kpart_write_rank(const char *path, const char *name, const kpart_block *b, i
 void kpart_transpose(const kpart_block *b, uint64_t *rowptr, void *colidx);
 /* rowptr[nrows+1] alone: the rows of b's CSC counted, on all threads. */
 void kpart_row_offsets(const kpart_block *b, uint64_t *rowptr);
+/* Over ascending offsets off[]: the end of the longest run of whole
+ * segments from a that holds at most n entries, the largest b in (a, hi]
+ * with off[b] - off[a] <= n, and at least a + 1 (one segment longer than n
+ * alone).  Batches of columns or rows of bounded size. */
+uint64_t kpart_span_end(const uint64_t *off, uint64_t a, uint64_t hi, uint64_t n);
 /* The output directory: strip outdir's trailing slashes (in place), refuse
  * an existing outdir unless force, and then anything but a kbfs partition
  * (a directory of a manifest kpart wrote, build-info and rank files, and

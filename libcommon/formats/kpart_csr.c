@@ -27,6 +27,19 @@ static uint64_t first_at_least(const uint64_t *a, uint64_t lo, uint64_t hi, uint
 	return lo;
 }
 
+uint64_t kpart_span_end(const uint64_t *off, uint64_t a, uint64_t hi, uint64_t n)
+{
+	uint64_t lo = a + 1;
+	while (lo < hi) {
+		uint64_t mid = hi - (hi - lo) / 2;
+		if (off[mid] - off[a] <= n)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /*
  * 32-bit indices where (row in a partition, col) does not fit in 32 bits
  * (large blocks): the columns in batches of at most K entries; each batch's
@@ -64,15 +77,7 @@ static void transpose_batched(const kpart_block *b, uint64_t *rp, uint32_t *ci, 
 		if (round == 1 && !known)
 			kpart_prefix_sum(rp, (size_t)nr + 1); /* rp[r]: where row r starts (its cursor) */
 		for (uint64_t c0 = 0, c1; c0 < nc; c0 = c1) {
-			uint64_t lo = c0 + 1, hi = nc; /* c1: the last column end within K entries */
-			while (lo < hi) {
-				uint64_t mid = hi - (hi - lo) / 2;
-				if (cp[mid] - cp[c0] <= K)
-					lo = mid;
-				else
-					hi = mid - 1;
-			}
-			c1 = lo;
+			c1 = kpart_span_end(cp, c0, nc, K); /* the last column end within K entries */
 			uint64_t e0 = cp[c0], n = cp[c1] - e0;
 			for (uint64_t t = 0; t <= T; t++) { /* thread t: about n / T entries */
 				cb[t] = t == T ? c1 : first_at_least(cp, c0, c1, e0 + n / T * t);
