@@ -38,6 +38,12 @@ static inline uint32_t kio_get32(const uint8_t *p)
 	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 static inline uint64_t kio_get64(const uint8_t *p) { return (uint64_t)kio_get32(p) | ((uint64_t)kio_get32(p + 4) << 32); }
+/* The k-th of an array of w-byte (4 or 8) little-endian ids: an edge
+ * file's tuples as stored (kedge(5)). */
+static inline uint64_t kio_get_id(const uint8_t *p, int w, size_t k)
+{
+	return w == 4 ? kio_get32(p + 4 * k) : kio_get64(p + 8 * k);
+}
 
 /* CRC-32 (zlib's polynomial); start with crc = 0. Handles sizes > 4 GiB. */
 uint32_t kio_crc32(uint32_t crc, const void *buf, size_t n);

@@ -439,11 +439,6 @@ static int read_end(kedge_reader *r)
 	return check_trailer(r);
 }
 
-static inline uint64_t id_at(const unsigned char *p, unsigned idb, size_t k)
-{
-	return idb == 4 ? kio_get32(p + 4 * k) : kio_get64(p + 8 * k);
-}
-
 /* The ids of n stored tuples at p below nv, and their bytes' CRC chained
  * onto r->crc, on all threads when n is large (pieces of ID_PIECE tuples,
  * their CRCs merged in order); the first id out of bounds is the one named. */
@@ -459,7 +454,7 @@ static int check_tuples(kedge_reader *r, const unsigned char *p, size_t n)
 		size_t a = q * ID_PIECE, b = n - a < ID_PIECE ? n : a + ID_PIECE;
 		crc[q] = kio_crc32(0, p + a * rec, (b - a) * rec);
 		for (size_t k = 2 * a; k < 2 * b; k++)
-			if (id_at(p, idb, k) >= nv) {
+			if (kio_get_id(p, idb, k) >= nv) {
 				bad = k;
 				break;
 			}
@@ -472,7 +467,7 @@ static int check_tuples(kedge_reader *r, const unsigned char *p, size_t n)
 		free(crc);
 	if (bad != SIZE_MAX) {
 		kerror("'%s': edge %llu has vertex %llu, beyond the %llu vertices declared", kio_name(r->in),
-		       (unsigned long long)(r->done + bad / 2), (unsigned long long)id_at(p, idb, bad),
+		       (unsigned long long)(r->done + bad / 2), (unsigned long long)kio_get_id(p, idb, bad),
 		       (unsigned long long)nv);
 		return KEXIT_DATA;
 	}

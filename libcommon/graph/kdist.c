@@ -91,7 +91,7 @@ static int deal(kcomm *comm, kedge_reader *r, int idbytes, kdist_edges *e)
 	e->ne_local = n;
 	e->uv = kmalloc(kmul((size_t)n, 16) + 16);
 	for (uint64_t k = 0; k < 2 * n; k++)
-		e->uv[k] = idbytes == 4 ? kio_get32(mem + 4 * k) : kio_get64(mem + 8 * k);
+		e->uv[k] = kio_get_id(mem, idbytes, k);
 	free(mem);
 	return rc;
 }

@@ -144,11 +144,6 @@ static const unsigned char *bytes_at(const source *s, uint64_t off, size_t k, un
 	return buf;
 }
 
-static inline uint64_t id_at(const unsigned char *p, int w, size_t k)
-{
-	return w == 4 ? kio_get32(p + 4 * k) : kio_get64(p + 8 * k);
-}
-
 /* a vertex beyond nv at tuple off: what kedge_read_at reports */
 static int check_ids(const source *s, uint64_t u, uint64_t v, uint64_t off, rerr *e)
 {
@@ -261,7 +256,7 @@ int kpart_pass1(const plan *pl, kcomm *comm, source *s, uint32_t *crc, uint64_t 
 					c = kio_crc32(c, p, k * rec);
 				size_t e = 0;
 				for (; e < k; e++) {
-					uint64_t u = id_at(p, w, 2 * e), v = id_at(p, w, 2 * e + 1);
+					uint64_t u = kio_get_id(p, w, 2 * e), v = kio_get_id(p, w, 2 * e + 1);
 					if (check_ids(s, u, v, off + e, &err[q]))
 						break;
 					if (u == v) {
@@ -412,7 +407,7 @@ static int pass2_local(const plan *pl, kcomm *comm, source *s, part *parts, uint
 				while (e < k) {
 					size_t n = 0, z = k - e < BLK ? k : e + BLK;
 					for (; e < z; e++) {
-						uint64_t u = id_at(p, w, 2 * e), v = id_at(p, w, 2 * e + 1);
+						uint64_t u = kio_get_id(p, w, 2 * e), v = kio_get_id(p, w, 2 * e + 1);
 						if (check_ids(s, u, v, off + e, &err[q]))
 							break;
 						if (u == v)
@@ -498,7 +493,7 @@ int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *h
 			memset(c, 0, (size_t)P * sizeof *c);
 			const unsigned char *p = e0 == z ? NULL : bytes_at(s, off + e0, z - e0, raw + e0 * rec, &err[t]);
 			for (; p && e < z - e0; e++) {
-				uint64_t u = id_at(p, w, 2 * e), v = id_at(p, w, 2 * e + 1);
+				uint64_t u = kio_get_id(p, w, 2 * e), v = kio_get_id(p, w, 2 * e + 1);
 				if (check_ids(s, u, v, off + e0 + e, &err[t]))
 					break;
 				if (u == v)
