@@ -113,11 +113,9 @@ __global__ void k_reset_root(u64 *front, u64 *ownvis, u64 *rowvis, u64 *pl, int 
 // KBFS_CUDA_SPIN_US: the GPU busy for ns nanoseconds (one thread)
 __global__ void k_spin(u64 ns)
 {
-	u64 t0, t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-	do
-		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	while (t - t0 < ns);
+	const u64 t0 = kgpu_gtime();
+	while (kgpu_gtime() - t0 < ns)
+		;
 }
 
 // empty[w] bit b: local row 64w + b has no CSR entry.
@@ -304,8 +302,8 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	// on the engine's stream, finished when they return (staged through
 	// pinned buffers when large): the kernels below come after them
 	kgpu_copy_staged(st->slot[KS_ROWIDX], b->rowidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
-	// the CSR's column indices: copied when the host made them (kbfs with
-	// the default), else (KBFS_CUDA_CSR_DEVICE=1) made here from the CSC
+	// the CSR's column indices: made here from the CSC (kbfs's default),
+	// or copied where the host made them (KBFS_CUDA_CSR_DEVICE=0)
 	if (b->colidx)
 		kgpu_copy_staged(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
 	else if ((rc = kgpu_csr_build(st))) {

@@ -260,6 +260,13 @@ void kgpu_peer_ring_take(kgpu_peer *p, int s, int seg);
 #define KGPU_FULL 0xffffffffu
 
 __device__ __forceinline__ int kgpu_lane() { return threadIdx.x & 31; }
+// the GPU's nanosecond clock (%globaltimer), the same on every SM
+__device__ __forceinline__ u64 kgpu_gtime()
+{
+	u64 t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
 
 __device__ __forceinline__ ull kgpu_warp_sum(ull v)
 {

@@ -43,23 +43,16 @@ struct peer_dev {
 	int *err;                   // mapped host: 1 + the rank a wait gave up on
 };
 
-static __device__ __forceinline__ u64 gtime()
-{
-	u64 t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
-
 // Wait until rank src's flag of kind k here reaches round (one thread).
 static __device__ void wait_flag(const peer_dev &d, int k, int src, u64 round)
 {
 	ull *f = &d.win[d.me]->flag[k][src];
 	if (kgpu_flag_get(f) >= round)
 		return;
-	const u64 t0 = gtime();
+	const u64 t0 = kgpu_gtime();
 	for (unsigned spin = 0; kgpu_flag_get(f) < round; spin++) {
-		if ((spin & 1023) == 1023 && gtime() - t0 > 1000000) { // past 1 ms: check for a failure elsewhere
-			if (*(volatile int *)d.err || gtime() - t0 > d.timeout_ns) {
+		if ((spin & 1023) == 1023 && kgpu_gtime() - t0 > 1000000) { // past 1 ms: check for a failure elsewhere
+			if (*(volatile int *)d.err || kgpu_gtime() - t0 > d.timeout_ns) {
 				atomicCAS(d.err, 0, 1 + src);
 				return;
 			}
