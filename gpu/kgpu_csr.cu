@@ -70,8 +70,8 @@ template <typename Idx, typename Off> int build(kgpu_state *st)
 	if (cudaMalloc((void **)&alt, n * sizeof(Idx) + 256) != cudaSuccess || cudaMalloc(&temp, tb + 256) != cudaSuccess ||
 	    cudaMalloc((void **)&bad, 256) != cudaSuccess) {
 		cudaGetLastError();
-		kerror("cuda: cannot allocate %llu bytes on GPU %d to make the CSR's column indices (without "
-		       "KBFS_CUDA_CSR_DEVICE=1 the host makes them)",
+		kerror("cuda: cannot allocate %llu bytes on GPU %d to make the CSR's column indices "
+		       "(KBFS_CUDA_CSR_DEVICE=0: the host makes them)",
 		       (ull)(n * sizeof(Idx) + tb), kgpu_current_gpu());
 		cudaFree(alt);
 		cudaFree(temp);
