@@ -103,5 +103,8 @@ sub_tap() {
 	return 0
 }
 
-need_cuda_build() { kgen --version | grep -q 'cuda=yes' || skip_all "this build has no CUDA engine"; }
-kbfs_wired() { kbfs --help 2>&1 | grep -q -- '--kernel' && kbfs --help 2>&1 | grep -q -- '--transport'; }
+# The output is read whole before grep looks at it: with pipefail (lib.sh), grep -q
+# leaving at its first match sends SIGPIPE to a writer that has more to write (kbfs's
+# --help passed stdio's 4 KiB buffer), and the pipe would read as a failure.
+need_cuda_build() { local v; v=$(kgen --version) && grep -q 'cuda=yes' <<<"$v" || skip_all "this build has no CUDA engine"; }
+kbfs_wired() { local h; h=$(kbfs --help 2>&1) && grep -q -- '--kernel' <<<"$h" && grep -q -- '--transport' <<<"$h"; }
