@@ -50,6 +50,10 @@ static _Noreturn void usage(FILE *fp, int status)
 		"      --bu-batch N      --bu-kernel word: probes a thread issues at once, 1, 2, 4, 8 (1)\n"
 		"      --no-td-small     top-down: a CUB scan launch for frontiers of at most 1024\n"
 		"                        columns too (default: scanned inside the expansion)\n"
+		"      --no-td-lists     top-down: pass over the frontier and ROWNEXT bitmaps on\n"
+		"                        levels of at most 1024 frontier columns too (default:\n"
+		"                        lists of their nonzero words, on one GPU or an Rx1 grid\n"
+		"                        over the peer transport)\n"
 		"      --step-sync       wait for the GPU after every step, not once a level\n"
 		"      --transport T     auto, mpi, nccl or peer (default auto: peer when every\n"
 		"                        rank has a GPU of its own on one host and the GPUs reach\n"
@@ -78,7 +82,7 @@ static _Noreturn void usage(FILE *fp, int status)
 enum {
 	O_ROOTS = 256, O_NOWARM, O_DIR, O_ALPHA, O_BETA, O_XCHG, O_NOCOMP, O_NOSV, O_ENGINE, O_NOVAL, O_JSON,
 	O_PRED, O_PFMT, O_DEPTH, O_KERNEL, O_VBFSK, O_GPU, O_BUSPLIT, O_BUBATCH, O_BUROWS, O_TRANSPORT, O_DRYRUN,
-	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR, O_NOTDSMALL, O_DENSEPUSH, O_ROOTSFROM,
+	O_BUKERNEL, O_NOBUFIRST, O_STEPSYNC, O_VALIDATOR, O_NOTDSMALL, O_NOTDLISTS, O_DENSEPUSH, O_ROOTSFROM,
 	O_BUSUB
 };
 
@@ -97,7 +101,8 @@ static const struct option long_opts[] = {
 	{"bu-rows", required_argument, 0, O_BUROWS}, {"transport", required_argument, 0, O_TRANSPORT},
 	{"bu-kernel", required_argument, 0, O_BUKERNEL}, {"no-bu-first", no_argument, 0, O_NOBUFIRST},
 	{"step-sync", no_argument, 0, O_STEPSYNC}, {"validator", required_argument, 0, O_VALIDATOR},
-	{"no-td-small", no_argument, 0, O_NOTDSMALL}, {"dense-push", no_argument, 0, O_DENSEPUSH},
+	{"no-td-small", no_argument, 0, O_NOTDSMALL},
+	{"no-td-lists", no_argument, 0, O_NOTDLISTS}, {"dense-push", no_argument, 0, O_DENSEPUSH},
 	{"roots-from", required_argument, 0, O_ROOTSFROM}, {"bu-substeps", no_argument, 0, O_BUSUB},
 	{"dry-run", no_argument, 0, O_DRYRUN},    KOPT_COMMON_LONG,
 	{0, 0, 0, 0}};
@@ -163,6 +168,7 @@ int main(int argc, char **argv)
 		case O_NOBUFIRST: gpu.bu_first = 0; break;
 		case O_STEPSYNC: gpu.step_sync = 1; break;
 		case O_NOTDSMALL: gpu.td_small = 0; break;
+		case O_NOTDLISTS: gpu.td_lists = 0; break;
 		case O_DENSEPUSH: gpu.dense_push = 1; break;
 		case O_TRANSPORT: o.transport = kopt_choice("--transport", optarg, kbfs_transport_names); break;
 		case O_DRYRUN: o.dry_run = 1; break;

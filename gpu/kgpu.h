@@ -79,6 +79,9 @@ typedef struct kgpu_opts {
 			       * one wait a level) */
 	int td_small;         /* top-down, kernel lb: frontiers of at most 1024 columns scanned inside the
 			       * expansion, in shared memory (default 1; 0: a CUB scan launch) */
+	int td_lists;         /* top-down, kernel lb, on one rank or a one-column grid over the peer
+			       * transport: a level of at most 1024 frontier columns works from lists
+			       * of the bitmaps' nonzero words, not passes over them (default 1) */
 	int validate;         /* keep the arrays of the tree check and offer it (kengine.h tree_check;
 			       * default 0: kbfs sets it unless told to validate on the host or not at all) */
 	int peer;             /* the NCCL transport's device-resident levels between the GPUs of one host
@@ -86,6 +89,8 @@ typedef struct kgpu_opts {
 	int dense_push;       /* peer levels: send every word of each bitmap, not only those that changed */
 	int no_marks;         /* record no phase events in the levels (KBFS_CUDA_MARKS=0: their host cost
 			       * measured; the levels' phase times are then 0) */
+	unsigned list_cap;    /* td_lists: words a list holds (0: 1024; KBFS_CUDA_LIST_CAP=N, a test hook
+			       * that makes lists overflow on small graphs) */
 	unsigned spin_us;     /* KBFS_CUDA_SPIN_US=N (an experiment): each level starts with an N us
 			       * spin on the GPU, during which the host queues the level's work, so
 			       * the phase times are the GPU's alone, without the host's gaps */
@@ -93,8 +98,8 @@ typedef struct kgpu_opts {
 
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
  * small graphs): KBFS_CUDA_TD_CHUNK=N sets td_chunk, KBFS_CUDA_OFF64=1 sets
- * off64, KBFS_CUDA_MARKS=0 sets no_marks, KBFS_CUDA_SPIN_US=N spin_us (all
- * read here), KBFS_CUDA_FREE_BYTES=N makes the memory check see at most N
+ * off64, KBFS_CUDA_MARKS=0 sets no_marks, KBFS_CUDA_SPIN_US=N spin_us,
+ * KBFS_CUDA_LIST_CAP=N list_cap (all read here), KBFS_CUDA_FREE_BYTES=N makes the memory check see at most N
  * free bytes. */
 void kgpu_opts_default(kgpu_opts *o);
 /* The defaults without the test hooks: what kgpu_opts_default starts from
@@ -111,6 +116,7 @@ static inline void kgpu_opts_base(kgpu_opts *o)
 	o->bu_kernel = KGPU_BU_TILE;
 	o->bu_first = 1;
 	o->td_small = 1;
+	o->td_lists = 1;
 	o->peer = 1;
 }
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */

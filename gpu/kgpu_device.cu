@@ -55,6 +55,15 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	v = getenv("KBFS_CUDA_MARKS");
 	if (v && strcmp(v, "0") == 0)
 		o->no_marks = 1;
+	v = getenv("KBFS_CUDA_LIST_CAP");
+	if (v) {
+		const char *end;
+		uint64_t n = 0;
+		if (knum_u64(v, &end, &n) == KNUM_OK && !*end && n >= 1 && n <= 1024)
+			o->list_cap = (unsigned)n;
+		else
+			kwarn("ignoring KBFS_CUDA_LIST_CAP='%s' (want a word count from 1 to 1024)", v);
+	}
 	v = getenv("KBFS_CUDA_SPIN_US");
 	if (v) {
 		const char *end;

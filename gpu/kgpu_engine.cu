@@ -17,28 +17,72 @@ kgpu_state *kgpu_state_of(kbfs_engine *e) { return (kgpu_state *)e->impl; }
 
 // ---- kernels ----------------------------------------------------------------
 
+// A list level's owner update (td_lists, one block): the words of RECV the
+// expansion turned nonzero (rl, cnt->nwl of them) instead of every word;
+// FRONT's old nonzero words (fl) cleared, the new ones set and listed in
+// fl; RECV's words cleared as they are read.
+template <typename T>
+__device__ void list_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
+			    const T *__restrict__ tdeg, const u32 *__restrict__ rl, u32 *__restrict__ fl, u32 nw,
+			    ull &found, ull &td)
+{
+	__shared__ u64 sN[KGPU_LIST_CAP];
+	__shared__ u32 sNew;
+	kgpu_list_take(recv, ownvis, tdeg, rl, nw, sN, found, td);
+	const u32 nold = fl[0];
+	if (threadIdx.x == 0)
+		sNew = 0;
+	__syncthreads();
+	for (u32 k = threadIdx.x; k < nold; k += blockDim.x)
+		front[fl[1 + k]] = 0;
+	__syncthreads();
+	for (u32 k = threadIdx.x; k < nw; k += blockDim.x)
+		if (sN[k]) {
+			front[rl[k]] = sN[k];
+			fl[1 + atomicAdd(&sNew, 1u)] = rl[k];
+		}
+	__syncthreads();
+	if (threadIdx.x == 0)
+		fl[0] = sNew;
+}
+
 // Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.  A warp
 // loads 32 consecutive words, one a lane, then takes each word with new
 // bits in turn, its lanes summing tdeg of bits l and l + 32 (coalesced).
+// With td_lists (fl: FRONT's nonzero words, fl[0] of them, cap + 1 when
+// more): RECV's words are cleared as they are read, a list level whose
+// listed words fit (rl) takes list_update in block 0, and otherwise the new
+// nonzero words are listed as they are found.
 template <typename T>
-__global__ void k_update(const u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
-			 const T *__restrict__ tdeg, u64 nbw, kgpu_counters *cnt, kgpu_counters *pub)
+__global__ void k_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
+			 const T *__restrict__ tdeg, u64 nbw, kgpu_counters *cnt, kgpu_counters *pub,
+			 const u32 *__restrict__ rl, u32 *__restrict__ fl, int listlevel, u32 cap)
 {
 	const int lane = threadIdx.x & 31;
 	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
 	ull found = 0, td = 0;
-	for (u64 w0 = gw * 32; w0 < nbw; w0 += nwarps * 32) {
-		const u64 w = w0 + lane;
-		u64 n = 0;
-		if (w < nbw) {
-			const u64 o = ownvis[w];
-			n = recv[w] & ~o;
-			if (n)
-				ownvis[w] = o | n;
-			front[w] = n;
+	const bool lm = fl && listlevel && cnt->nwl <= cap && fl[0] <= cap;
+	if (lm) {
+		if (blockIdx.x == 0)
+			list_update(recv, ownvis, front, tdeg, rl, fl, (u32)cnt->nwl, found, td);
+	} else {
+		for (u64 w0 = gw * 32; w0 < nbw; w0 += nwarps * 32) {
+			const u64 w = w0 + lane;
+			u64 n = 0;
+			if (w < nbw) {
+				const u64 o = ownvis[w], r = recv[w];
+				n = r & ~o;
+				if (fl && r)
+					recv[w] = 0;
+				if (n)
+					ownvis[w] = o | n;
+				front[w] = n;
+			}
+			if (fl)
+				kgpu_list_append(n != 0, (u32)w, fl + 1, &cnt->nfl, cap);
+			found += __popcll(n);
+			kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) { td += tdeg[(w0 + (u64)l) * 64 + (u64)b]; });
 		}
-		found += __popcll(n);
-		kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) { td += tdeg[(w0 + (u64)l) * 64 + (u64)b]; });
 	}
 	kgpu_count(&cnt->found, found);
 	kgpu_count(&cnt->tdeg, td);
@@ -57,7 +101,14 @@ __global__ void k_update(const u64 *__restrict__ recv, u64 *__restrict__ ownvis,
 		pub->examined = c->examined;
 		pub->tdeg = c->tdeg;
 		pub->lfound = c->lfound;
+		pub->lovf = 1;
+		if (fl) {
+			if (!lm)
+				fl[0] = c->nfl > cap ? cap + 1 : (u32)c->nfl;
+			pub->lovf = !lm && c->nfl > cap;
+		}
 		c->found = c->examined = c->tdeg = c->lfound = c->nsel = c->nv = c->ticket = 0;
+		c->nwl = c->nfl = 0;
 		__threadfence_system();
 	}
 }
@@ -96,8 +147,12 @@ __global__ void k_finish(const u64 *__restrict__ rowvis, const u64 *__restrict__
 // The root: owner marks FRONT and OWNVIS; its processor row marks the local
 // row in ROWVIS with PL = (0, root).
 __global__ void k_reset_root(u64 *front, u64 *ownvis, u64 *rowvis, u64 *pl, int owner, u64 own_off, int inrow,
-			     u64 lrow, u64 packed, u64 prev_lrow)
+			     u64 lrow, u64 packed, u64 prev_lrow, u32 *fl)
 {
+	if (fl) { // td_lists: FRONT's one nonzero word
+		fl[0] = owner;
+		fl[1] = (u32)(own_off >> 6);
+	}
 	if (prev_lrow != KBFS_NONE)
 		pl[prev_lrow] = KBFS_NONE; // the last root's row, perhaps one without edges
 	if (owner) {
@@ -276,6 +331,14 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 			st->slot[k] = st->slot[alias_of(&st->g, k)];
 	st->cub_bytes = plan.a[KS_CUB].bytes;
 	st->cnt = (kgpu_counters *)st->slot[KS_CNT];
+	// one rank: this engine's update keeps the frontier's list (the peer
+	// transport takes over on one-column grids, kgpu_peer_setup)
+	st->lcap = st->o.list_cap ? st->o.list_cap : (u32)KGPU_LIST_CAP;
+	st->lists = st->o.td_lists && st->g.R == 1 && st->g.C == 1 && st->g.nbw < (1ull << 32) ? 1 : 0;
+	st->llist = (const u32 *)st->slot[KS_FLIST] + 1;
+	st->lcnt = (const u32 *)st->slot[KS_FLIST];
+	st->lnseg = 1;
+	st->lseg = st->g.nbw;
 	CUDA_CHECK(cudaMallocHost((void **)&st->hcnt, sizeof *st->hcnt));
 	CUDA_CHECK(cudaHostAlloc((void **)&st->hpub, sizeof *st->hpub, cudaHostAllocMapped));
 	CUDA_CHECK(cudaHostGetDevicePointer((void **)&st->dpub, st->hpub, 0));
@@ -372,7 +435,11 @@ static void reset(kbfs_engine *e, uint64_t root)
 	int inrow = kpart_owner_row(g, root) == st->g.i;
 	k_reset_root<<<1, 1, 0, s>>>(kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), kgpu_buf(st, KBFS_ROWVIS),
 				     kgpu_buf(st, KBFS_PL), owner, owner ? root - st->g.own_first : 0, inrow,
-				     inrow ? kpart_local_row(g, root) : 0, kbfs_packed(0, root), st->prev_root_row);
+				     inrow ? kpart_local_row(g, root) : 0, kbfs_packed(0, root), st->prev_root_row,
+				     st->lists == 1 ? (u32 *)st->slot[KS_FLIST] : nullptr);
+	st->list_ok = st->lists != 0; // the peer transport's start lists the root's word (kgpu_peer_start)
+	st->last_tdeg = ~0ull;
+	st->lvl_list = 0;
 	KGPU_LAUNCHED("k_reset_root");
 	st->prev_root_row = inrow ? kpart_local_row(g, root) : KBFS_NONE;
 }
@@ -407,6 +474,7 @@ static void bottom_up(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *ou
 {
 	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
 	kgpu_state_of(e)->enq++;
+	kgpu_state_of(e)->lvl_list = 0;
 	kgpu_bottom_up(kgpu_state_of(e), level, nf, out);
 }
 
@@ -415,6 +483,7 @@ static void bu_substep(kbfs_engine *e, uint64_t level, uint64_t nf, int seg, con
 	(void)nf;
 	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
 	kgpu_state_of(e)->enq++;
+	kgpu_state_of(e)->lvl_list = 0;
 	kgpu_bu_substep(kgpu_state_of(e), level, seg, ring, out);
 }
 
@@ -423,20 +492,25 @@ static void update(kbfs_engine *e, kbfs_step *out)
 	kgpu_state *st = kgpu_state_of(e);
 	const cudaStream_t s = kgpu_queue(st);
 	const int nbk = kgpu_blocks((st->g.nbw + 31) / 32, 256 / 32, st->grid);
+	const u32 *rl = (const u32 *)st->slot[KS_RLIST];
+	u32 *fl = st->lists == 1 ? (u32 *)st->slot[KS_FLIST] : nullptr;
 	if (st->g.tdeg64)
 		k_update<u64><<<nbk, 256, 0, s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
 						 kgpu_buf(st, KBFS_FRONT), (const u64 *)st->slot[KS_TDEG], st->g.nbw,
-						 st->cnt, st->dpub);
+						 st->cnt, st->dpub, rl, fl, st->lvl_list, st->lcap);
 	else
 		k_update<u32><<<nbk, 256, 0, s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
 						 kgpu_buf(st, KBFS_FRONT), (const u32 *)st->slot[KS_TDEG], st->g.nbw,
-						 st->cnt, st->dpub);
+						 st->cnt, st->dpub, rl, fl, st->lvl_list, st->lcap);
 	KGPU_LAUNCHED("k_update");
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 	const volatile kgpu_counters *c = st->hpub;
 	out->found = c->found;
 	out->examined = c->examined; // the local step's, unless it read them itself (step_sync)
 	out->tdeg = c->tdeg;
+	st->list_ok = st->lists == 1 && !c->lovf;
+	st->last_tdeg = c->tdeg;
+	st->lvl_list = 0;
 }
 
 static void pack(kbfs_engine *e, enum kbfs_buf src, size_t nseg, enum kbfs_xmode mode, int compress, kbfs_desc *desc)

@@ -92,7 +92,9 @@ const kgpu_opts *kgpu_bound_opts(void);
 int kgpu_copy_staged(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s);
 
 // ---- geometry --------------------------------------------------------------
-enum { KGPU_TILE_WORDS = 32,  // words of a bitmap tile (one warp, one word a lane)
+enum { KGPU_LIST_CAP = 1024, // words a frontier list holds (kgpu_state.lists); more: no list
+       KGPU_LIST_SEGS = 16,   // segments (ranks of a grid column) a list level reads at most
+       KGPU_TILE_WORDS = 32,  // words of a bitmap tile (one warp, one word a lane)
        KGPU_DCHUNK = 1024,    // decode work unit: bytes (VLQ), elements (raw) or words (bitmap)
        KGPU_TD_CHUNK = 65536, // default frontier words per top-down piece
        KGPU_VTILE = 1024,     // CSR entries a block of the tree check takes at once
@@ -132,6 +134,7 @@ enum kgpu_slot {
 	KS_WLIST, KS_WCNT, KS_CV, KS_CS,
 	KS_TILES, KS_TPRE, KS_SEGSTAT, KS_FORM, KS_USEG, KS_CSUM, KS_CPRE,
 	KS_CUB, KS_CNT,
+	KS_RLIST, KS_FLIST, // td_lists: ROWNEXT's words a list level turned nonzero; FRONT's nonzero words
 	KS_VCOL, KS_VROW, // validate: packed entries of the columns and rows (PRED itself on an axis of one rank)
 	KS_VLEV, KS_VTREE, KS_VTROW, KS_VOUT, // validate: column levels, tree edges found, tile rows, result
 	KS_NSLOT
@@ -162,9 +165,14 @@ struct kgpu_useg {          // one segment to decode
 
 // ---- counters read back once a level (or after each step with step_sync) ----
 // The local step adds lfound and examined, the update found and tdeg.
+// With td_lists: nwl = ROWNEXT's words a list level's expansion turned
+// nonzero (KS_RLIST holds the first KGPU_LIST_CAP), nfl = the new
+// frontier's nonzero words an update listed, lovf = 1 when those were more
+// than KGPU_LIST_CAP (published only: the next level cannot use the list).
 struct kgpu_counters {
 	ull found, examined, tdeg, nsel, nv, lfound;
 	ull ticket; // blocks of the update kernel done (the last one publishes)
+	ull nwl, nfl, lovf;
 	ull pad[1];
 };
 
@@ -193,6 +201,20 @@ struct kgpu_state {
 	u64 prev_root_row;     // local row of the last search's root here (KBFS_NONE: none)
 	void *hvout;           // pinned host memory: the tree check's result
 	u64 root;              // the search's root (global internal id), from reset()
+	// td_lists (kgpu_topdown.cu k_td_list): lists = 1 when this engine's update keeps
+	// the list of FRONT's nonzero words (one rank: COLFRONT is FRONT, RECV is ROWNEXT),
+	// 2 when the peer transport keeps them (one grid column: each rank's list in every
+	// column peer's window); list_ok: the last update's lists are whole (the next
+	// top-down level may use them); lvl_list: this level's expansion used them (the
+	// update may then walk KS_RLIST); the lists of the frontier COLFRONT holds now:
+	// lnseg segments of KGPU_LIST_CAP word numbers (lseg words a segment), lcnt
+	// their counts; last_tdeg: the frontier's total degree (~0: unknown), which
+	// bounds the list kernel's edges and so its blocks.
+	// lcap: the words a list holds here (KGPU_LIST_CAP; less with KBFS_CUDA_LIST_CAP).
+	int lists, list_ok, lvl_list, lnseg;
+	u32 lcap;
+	const u32 *llist, *lcnt;
+	u64 lseg, last_tdeg;
 	int pl_keep;           // reset() leaves PL as it is on grids of several columns (a transport
 			       // that reads only the rows found in the search: kgpu_peer)
 };
@@ -294,6 +316,48 @@ __device__ __forceinline__ void kgpu_count(ull *ctr, ull v)
 	v = kgpu_warp_sum(v);
 	if (kgpu_lane() == 0 && v)
 		atomicAdd(ctr, v);
+}
+
+// td_lists: the lanes with has list x at list[*ctr++] while the count is at
+// most cap (<= KGPU_LIST_CAP; one atomic a warp; once past it, none: the
+// list is then incomplete and its count says so).  Every lane of the warp
+// calls it.
+__device__ __forceinline__ void kgpu_list_append(bool has, u32 x, u32 *list, ull *ctr, u32 cap)
+{
+	const unsigned m = __ballot_sync(KGPU_FULL, has);
+	if (!m)
+		return;
+	const int lane = kgpu_lane();
+	ull base = 0;
+	if (lane == 0)
+		base = *(volatile ull *)ctr > cap ? ~0ull : atomicAdd(ctr, (ull)__popc(m));
+	base = __shfl_sync(KGPU_FULL, base, 0);
+	if (has && base != ~0ull) {
+		const ull k = base + (ull)__popc(m & ((1u << lane) - 1));
+		if (k < cap)
+			list[k] = x;
+	}
+}
+
+// td_lists: the first part of a list level's owner update (one block): for
+// each listed word x = rl[k] (k < nw) the new bits n = recv & ~ownvis, RECV
+// cleared as it is read, OWNVIS |= n, sN[k] = n; found and td (tdeg over
+// n's bits) grow.
+template <typename T>
+__device__ void kgpu_list_take(u64 *__restrict__ recv, u64 *__restrict__ ownvis, const T *__restrict__ tdeg,
+			       const u32 *__restrict__ rl, u32 nw, u64 *sN, ull &found, ull &td)
+{
+	for (u32 k = threadIdx.x; k < nw; k += blockDim.x) {
+		const u32 x = rl[k];
+		const u64 o = ownvis[x], n = recv[x] & ~o;
+		recv[x] = 0;
+		if (n)
+			ownvis[x] = o | n;
+		sN[k] = n;
+		found += __popcll(n);
+		for (u64 m = n; m; m &= m - 1)
+			td += tdeg[(u64)x * 64 + (__ffsll((long long)m) - 1)];
+	}
 }
 
 // The set bits of a warp's 32 words, one word a lane (x), taken word by

@@ -63,9 +63,14 @@ namespace {
 // ---- the start of a search: the root's frontier to the column -------------------
 
 __global__ void __launch_bounds__(PB) k_start(peer_dev d, const u64 *__restrict__ front, u64 *__restrict__ frontb,
-					      u64 *__restrict__ pred, u64 root_off, u64 root_packed, u64 round,
+					      u64 *__restrict__ pred, int owner, u64 root_off, u64 root_packed, u64 round,
 					      volatile u64 *hsum)
 {
+	if (d.lists && blockIdx.x == 0 && threadIdx.x < d.R) { // FRONTB[0]'s one nonzero word, or none
+		peer_win *w = d.win[d.colrank[threadIdx.x]];
+		w->clist[0][d.i][0] = (u32)(root_off >> 6);
+		w->ccount[0][d.i] = owner;
+	}
 	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < d.nbw; w += (u64)gridDim.x * blockDim.x) {
 		const u64 n = front[w], o = frontb[w];
 		if (d.dense || n != o) {
@@ -106,12 +111,59 @@ __global__ void __launch_bounds__(PB) k_fold(peer_dev d, const u64 *__restrict__
 
 // ---- update: merge, owner update, next expand, shared visited, counters ---------
 
+// A list level's update on a one-column grid (td_lists, one block): the
+// words of ROWNEXT the expansion turned nonzero (rl, nw of them), cleared
+// as they are read, instead of every word; FRONTB[q]'s old nonzero words
+// (this rank's list of two levels ago) cleared and the new ones set, then
+// each of both pushed to the column as it now is (a word on both lists
+// goes twice, the same value), and the new list to every column peer.
 template <typename T>
-__global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 *__restrict__ rownext,
+__device__ void peer_list_update(const peer_dev &d, int q, u64 *__restrict__ rownext, u64 *__restrict__ ownvis,
+				 u64 *__restrict__ frontb, const T *__restrict__ tdeg, const u32 *__restrict__ rl,
+				 u32 nw, ull &found, ull &td, ull &be)
+{
+	__shared__ u64 sN[KGPU_LIST_CAP];
+	__shared__ u32 sW[KGPU_LIST_CAP];
+	__shared__ u32 sNew;
+	const u32 *old = d.win[d.me]->clist[q][d.i];
+	const u32 nold = d.win[d.me]->ccount[q][d.i];
+	if (threadIdx.x == 0)
+		sNew = 0;
+	kgpu_list_take(rownext, ownvis, tdeg, rl, nw, sN, found, td);
+	for (u32 k = threadIdx.x; k < nold; k += blockDim.x)
+		frontb[old[k]] = 0;
+	__syncthreads();
+	for (u32 k = threadIdx.x; k < nw; k += blockDim.x)
+		if (sN[k]) {
+			frontb[rl[k]] = sN[k];
+			sW[atomicAdd(&sNew, 1u)] = rl[k];
+		}
+	__syncthreads();
+	const u32 nnew = sNew;
+	for (u32 k = threadIdx.x; k < nold + nnew; k += blockDim.x) {
+		const u32 x = k < nold ? old[k] : sW[k - nold];
+		const u64 v = frontb[x];
+		for (int r = 0; r < d.R; r++)
+			if (d.colf[q][r] != frontb)
+				d.colf[q][r][(u64)d.i * d.nbw + x] = v;
+		be += 8ull * (u64)(d.R - 1);
+	}
+	__syncthreads(); // the old list is read: now it is replaced, here and at every column peer
+	for (int r = 0; r < d.R; r++) {
+		peer_win *w = d.win[d.colrank[r]];
+		for (u32 k = threadIdx.x; k < nnew; k += blockDim.x)
+			w->clist[q][d.i][k] = sW[k];
+		if (threadIdx.x == 0)
+			w->ccount[q][d.i] = nnew;
+	}
+}
+
+template <typename T>
+__global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__restrict__ rownext,
 					       u64 *__restrict__ xrecv, u64 *__restrict__ ownvis, u64 *__restrict__ frontb,
 					       u64 *__restrict__ won, u64 *__restrict__ pred, const T *__restrict__ tdeg,
 					       kgpu_counters *cnt, u64 fold_round, u64 round, u64 examined,
-					       volatile u64 *hsum)
+					       volatile u64 *hsum, const u32 *__restrict__ rl, int listlevel)
 {
 	if (d.C > 1)
 		wait_peers(d, PK_FOLD, 1, fold_round);
@@ -119,7 +171,11 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 
 	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
 	const u64 lvbits = level << KBFS_PARENT_BITS | KBFS_PARENT_MASK;
 	ull found = 0, td = 0, be = 0, bs = 0;
-	for (u64 w0 = gw * 32; w0 < d.nbw; w0 += nwarps * 32) {
+	u32 *mylist = d.win[d.me]->clist[q][d.i];
+	const bool lm = d.lists && listlevel && cnt->nwl <= d.lcap && d.win[d.me]->ccount[q][d.i] <= d.lcap;
+	if (lm && blockIdx.x == 0)
+		peer_list_update(d, q, rownext, ownvis, frontb, tdeg, rl, (u32)cnt->nwl, found, td, be);
+	for (u64 w0 = gw * 32; !lm && w0 < d.nbw; w0 += nwarps * 32) {
 		const u64 w = w0 + lane;
 		u64 n = 0;
 		if (w < d.nbw) {
@@ -127,6 +183,8 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 
 			u64 acc = 0;
 			if (d.C == 1) {
 				acc = rownext[w];
+				if (d.lists && acc)
+					rownext[w] = 0; // a list level starts with ROWNEXT all zero
 			} else {
 				for (int m = 0; m < d.C; m++) {
 					u64 b;
@@ -163,6 +221,8 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 
 				bs += 8ull * (u64)(d.C - 1);
 			}
 		}
+		if (d.lists)
+			kgpu_list_append(n != 0, (u32)w, mylist, &cnt->nfl, d.lcap);
 		found += __popcll(n);
 		kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) {
 			const u64 v = (w0 + (u64)l) * 64 + (u64)b;
@@ -177,6 +237,7 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 
 	block_add(&d.lvc[2], bs);
 	if (last_block(d)) {
 		__shared__ u64 s[NSUM];
+		__shared__ u32 sNfl;
 		if (threadIdx.x == 0) {
 			volatile kgpu_counters *c = cnt;
 			volatile ull *lvc = d.lvc;
@@ -186,10 +247,24 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, const u64 
 			s[S_BEXPAND] = lvc[0];
 			s[S_BFOLD] = lvc[1];
 			s[S_BSV] = lvc[2];
+			s[S_LOVF] = d.lists && !lm && c->nfl > d.lcap;
+			sNfl = (u32)(c->nfl > d.lcap ? d.lcap + 1 : c->nfl);
 			c->found = c->examined = c->tdeg = c->lfound = c->nsel = c->nv = c->ticket = 0;
+			c->nwl = c->nfl = 0;
 			lvc[0] = lvc[1] = lvc[2] = 0;
 		}
 		__syncthreads();
+		if (d.lists && !lm) { // the list made above, to every column peer
+			const u32 nl = sNfl;
+			for (int r = 0; r < d.R; r++) {
+				peer_win *w = d.win[d.colrank[r]];
+				if (w != d.win[d.me] && nl <= d.lcap)
+					for (u32 k = threadIdx.x; k < nl; k += blockDim.x)
+						w->clist[q][d.i][k] = mylist[k];
+				if (threadIdx.x == 0)
+					w->ccount[q][d.i] = nl;
+			}
+		}
 		const int par = (int)(round & 1);
 		for (int k = threadIdx.x; k < d.nworld * NSUM; k += blockDim.x)
 			d.win[k / NSUM]->sums[par][d.me][k % NSUM] = s[k % NSUM];
@@ -356,6 +431,11 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	d.nbw = g.nbw;
 	d.nb = g.nb;
 	d.dense = st->o.dense_push;
+	// td_lists on a one-column grid: the update lists the new frontier's words
+	// for every column peer (the engine's own lists are for one rank only)
+	d.lists = st->o.td_lists && !d.dense && g.C == 1 && g.R <= KGPU_LIST_SEGS && g.nbw < (1ull << 32);
+	d.lcap = st->lcap;
+	st->lists = d.lists ? 2 : 0;
 	const char *tr = getenv("KBFS_PEER_TRACE");
 	p->trace = tr && !strcmp(tr, "1");
 	if (p->trace)
@@ -474,6 +554,18 @@ void kgpu_peer_teardown(kgpu_peer *p)
 	free(p);
 }
 
+// td_lists: the next level's frontier lists are those of COLFRONT[q], here.
+static void lists_of(kgpu_peer *p, int q)
+{
+	kgpu_state *st = p->st;
+	if (st->lists != 2)
+		return;
+	st->llist = &p->win->clist[q][0][0];
+	st->lcnt = &p->win->ccount[q][0];
+	st->lnseg = st->g.R;
+	st->lseg = st->g.nbw;
+}
+
 void kgpu_peer_start(kgpu_peer *p)
 {
 	kgpu_state *st = p->st;
@@ -483,10 +575,11 @@ void kgpu_peer_start(kgpu_peer *p)
 	const int owner = kpart_owner(&st->b->g, root) == g.rank;
 	p->round++;
 	k_start<<<kgpu_peer_blocks(p, g.nbw), PB, 0, s>>>(p->d, kgpu_buf(st, KBFS_FRONT), p->frontb[0],
-						   g.C > 1 && owner ? kgpu_buf(st, KBFS_PRED) : nullptr,
+						   g.C > 1 && owner ? kgpu_buf(st, KBFS_PRED) : nullptr, owner,
 						   owner ? root - g.own_first : 0, kbfs_packed(0, root), p->round, p->dhsum);
 	KGPU_LAUNCHED("k_start");
 	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[0];
+	lists_of(p, 0);
 }
 
 void kgpu_peer_fold(kgpu_peer *p, u64 level)
@@ -510,17 +603,20 @@ void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
 	p->round++;
 	const int nbk = kgpu_blocks((g.nbw + 31) / 32, PB / 32, st->grid);
 	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
+	const u32 *rl = (const u32 *)st->slot[KS_RLIST];
 	if (g.tdeg64)
 		k_update<u64><<<nbk, PB, 0, s>>>(p->d, level, rownext, kgpu_buf(st, KBFS_XRECV), kgpu_buf(st, KBFS_OWNVIS),
 						p->frontb[q], p->won, kgpu_buf(st, KBFS_PRED), (const u64 *)st->slot[KS_TDEG],
-						st->cnt, p->fold_round, p->round, examined, p->dhsum);
+						st->cnt, p->fold_round, p->round, examined, p->dhsum, rl, st->lvl_list);
 	else
 		k_update<u32><<<nbk, PB, 0, s>>>(p->d, level, rownext, kgpu_buf(st, KBFS_XRECV), kgpu_buf(st, KBFS_OWNVIS),
 						p->frontb[q], p->won, kgpu_buf(st, KBFS_PRED), (const u32 *)st->slot[KS_TDEG],
-						st->cnt, p->fold_round, p->round, examined, p->dhsum);
+						st->cnt, p->fold_round, p->round, examined, p->dhsum, rl, st->lvl_list);
 	KGPU_LAUNCHED("k_update (peer)");
+	st->lvl_list = 0;
 	// the next level reads what this one sent
 	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[q];
+	lists_of(p, q);
 }
 
 // The ring of a bottom-up level's sub-steps (kengine.h lv_ring_*): a give
@@ -567,6 +663,8 @@ static void await_round(kgpu_peer *p, const char *where)
 void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6])
 {
 	await_round(p, "a level");
-	for (int k = 0; k < NSUM; k++)
+	for (int k = 0; k <= S_BSV; k++)
 		cnt[k] = ((volatile u64 *)p->hsum)[k];
+	p->st->list_ok = p->st->lists == 2 && ((volatile u64 *)p->hsum)[S_LOVF] == 0;
+	p->st->last_tdeg = cnt[S_TDEG];
 }

@@ -12,14 +12,21 @@
 namespace kgpu_peer_dev {
 
 
-enum { PEER_MAX = 16, NSUM = 6, PB = 256 };
+enum { PEER_MAX = 16, NSUM = 7, PB = 256 };
 enum peer_kind { PK_ROUND, PK_FOLD, PK_WON, PK_PAR, PK_RING, PK_N };
-enum { S_FOUND, S_TDEG, S_EXAMINED, S_BEXPAND, S_BFOLD, S_BSV };
+// the level's sums: the transport's six (kengine.h lv_counts), then the ranks whose
+// frontier list overflowed (td_lists: the next level cannot be a list level)
+enum { S_FOUND, S_TDEG, S_EXAMINED, S_BEXPAND, S_BFOLD, S_BSV, S_LOVF };
+static_assert((int)PEER_MAX <= (int)KGPU_LIST_SEGS, "a list level reads one list a column peer");
 
 // One rank's window: written by the others, read by its owner.
 struct peer_win {
 	ull flag[PK_N][PEER_MAX];           // the last round of each kind each rank finished here
 	u64 sums[2][PEER_MAX][8];           // level counters by round parity and sender
+	// td_lists on one-column grids: COLFRONT[q]'s segment r's nonzero words, listed
+	// by P(r,j) (ccount > the cap: too many, no list)
+	u32 ccount[2][PEER_MAX];
+	u32 clist[2][PEER_MAX][KGPU_LIST_CAP];
 };
 
 // What the kernels need, by value.
@@ -27,6 +34,8 @@ struct peer_dev {
 	int me, nworld, R, C, i, j;
 	u64 nbw, nb;
 	int dense, sv; // sv: set per level (kgpu_peer_update)
+	int lists;     // td_lists (C == 1): the update keeps the frontier's lists
+	u32 lcap;      // ... of at most lcap words (kgpu_state.lcap)
 	u64 timeout_ns;
 	peer_win *win[PEER_MAX];    // every world rank's window as this rank addresses it
 	u64 *colf[2][PEER_MAX];     // COLFRONT[q] of P(r,j), by r

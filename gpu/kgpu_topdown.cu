@@ -59,6 +59,8 @@ template <typename Idx, typename Off> struct td_ctx {
 	u64 lvl;       // level << 48
 	u64 col_first; // global id of local column 0
 	kgpu_counters *cnt;
+	u32 *wl;       // a list level (k_td_list): ROWNEXT's words turned nonzero go here (else NULL)
+	u32 wlcap;     // ... the first wlcap of them
 };
 
 template <typename Idx, typename Off>
@@ -69,7 +71,13 @@ __device__ __forceinline__ u32 td_visit(const td_ctx<Idx, Off> &c, u64 r, u64 co
 		return 0;
 	if (atomicOr((ull *)&c.rowvis[w], (ull)m) & m)
 		return 0;
-	atomicOr((ull *)&c.rownext[w], (ull)m);
+	// a list level starts with ROWNEXT all zero, so the thread that finds a
+	// word zero is its only first writer: it lists the word for the update
+	if (!atomicOr((ull *)&c.rownext[w], (ull)m) && c.wl) {
+		const ull k = atomicAdd(&c.cnt->nwl, 1ull);
+		if (k < c.wlcap)
+			c.wl[k] = (u32)w;
+	}
 	c.pl[r] = c.lvl | (c.col_first + col);
 	return 1;
 }
@@ -207,6 +215,38 @@ __device__ __forceinline__ ull td_tile(const td_ctx<Idx, Off> &c, u64 e0, u64 e1
 	return found;
 }
 
+// The common end of k_td_small and k_td_list: d[q] is the degree of the
+// staged column k = threadIdx.x * PER + q (sC[k], k < nv, staged by this
+// thread); the degrees' exclusive scan into sS, sB, then the tiles of the
+// nv columns' edges.  Returns their count.
+template <typename Idx, typename Off, int ITEMS, int PER, typename Scan>
+__device__ __forceinline__ u64 td_small_tiles(const td_ctx<Idx, Off> &c, typename Scan::TempStorage &tmp, u64 (&d)[PER],
+					      int nv, u64 *sS, Off *sB, const Idx *sC)
+{
+	u64 total;
+	Scan(tmp).ExclusiveSum(d, d, total);
+#pragma unroll
+	for (int q = 0; q < PER; q++) {
+		const int k = threadIdx.x * PER + q;
+		if (k < nv) {
+			sS[k] = d[q];
+			sB[k] = (Off)(c.colptr[sC[k]] - (Off)d[q]);
+		}
+	}
+	if (threadIdx.x == 0)
+		sS[nv] = total;
+	__syncthreads();
+	constexpr int TILE = TD_BLOCK * ITEMS;
+	const u64 E = total;
+	ull found = 0;
+	for (u64 t = blockIdx.x; t * TILE < E; t += gridDim.x) {
+		const u64 e0 = t * TILE, e1 = E - e0 < TILE ? E : e0 + TILE;
+		found += td_tile<Idx, Off, ITEMS>(c, e0, e1, sS, nv, sB, sC);
+	}
+	kgpu_count(&c.cnt->lfound, found);
+	return total;
+}
+
 // nvp: the vertex count in device memory (else nv).
 template <typename Idx, typename Off, int ITEMS>
 __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_lb(td_ctx<Idx, Off> c, const Idx *__restrict__ V,
@@ -259,34 +299,94 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_small(td_ctx<Idx, Off> c, co
 	__shared__ Off sB[TD_SMALL];     // colptr[col] - prefix: edge e sits at rowidx[e + sB]
 	__shared__ Idx sC[TD_SMALL];     // the column
 	const int nv = (int)*nvp;
-	u64 d[PER], total;
+	u64 d[PER];
 #pragma unroll
 	for (int q = 0; q < PER; q++) {
 		const int k = threadIdx.x * PER + q;
 		d[q] = k < nv ? (u64)S[k] : 0;
+		if (k < nv)
+			sC[k] = V[k];
 	}
-	Scan(tmp).ExclusiveSum(d, d, total);
+	td_small_tiles<Idx, Off, ITEMS, PER, Scan>(c, tmp, d, nv, sS, sB, sC);
+}
+
+// A list level: a frontier of at most TD_SMALL columns whose nonzero words
+// of F are listed (nseg segments of KGPU_LIST_CAP word numbers, counts in
+// cnts, segment s's words at F + s * segw): every block stages the
+// frontier's columns with edges from the lists (no pass over F, no
+// k_td_collect), then works as k_td_small; td_visit lists ROWNEXT's words
+// it turns nonzero (c.wl), so the update need not pass over ROWNEXT
+// either.  ROWNEXT is all zero at the start (every update clears the words
+// it reads).  Block 0 counts examined.
+template <typename Idx, typename Off, int ITEMS>
+__global__ void __launch_bounds__(TD_BLOCK, 4) k_td_list(td_ctx<Idx, Off> c, const u64 *__restrict__ colfront,
+						      const u32 *__restrict__ lists, const u32 *__restrict__ cnts,
+						      int nseg, u64 segw)
+{
+	constexpr int PER = TD_SMALL / TD_BLOCK;
+	typedef cub::BlockScan<u64, TD_BLOCK> Scan;
+	typedef cub::BlockScan<u32, TD_BLOCK> ScanU;
+	__shared__ union {
+		typename Scan::TempStorage s;
+		typename ScanU::TempStorage u;
+	} tmp;
+	__shared__ u64 sS[TD_SMALL + 1]; // the degrees, then their exclusive prefix
+	__shared__ Off sB[TD_SMALL];     // colptr[col] - prefix: edge e sits at rowidx[e + sB]
+	__shared__ Idx sC[TD_SMALL];     // the column
+	__shared__ u32 sOff[KGPU_LIST_SEGS + 1];
+	if (threadIdx.x == 0) {
+		u32 a = 0;
+		for (int s = 0; s < nseg; s++) {
+			sOff[s] = a;
+			a += cnts[s];
+		}
+		sOff[nseg] = a;
+	}
+	__syncthreads();
+	const u32 nw = sOff[nseg] < TD_SMALL ? sOff[nseg] : TD_SMALL; // <= nf <= TD_SMALL words
+	u64 word[PER], wi[PER];
+	u32 mine = 0;
+#pragma unroll
+	for (int q = 0; q < PER; q++) {
+		const u32 k = threadIdx.x * PER + q;
+		word[q] = 0;
+		wi[q] = 0;
+		if (k < nw) {
+			int s = 0;
+			while (k >= sOff[s + 1])
+				s++;
+			wi[q] = (u64)s * segw + lists[(u64)s * KGPU_LIST_CAP + (k - sOff[s])];
+			word[q] = colfront[wi[q]];
+			for (u64 x = word[q]; x; x &= x - 1) {
+				const u64 col = wi[q] * 64 + (__ffsll((long long)x) - 1);
+				mine += c.colptr[col + 1] != c.colptr[col];
+			}
+		}
+	}
+	u32 pos, nvt;
+	ScanU(tmp.u).ExclusiveSum(mine, pos, nvt);
+#pragma unroll
+	for (int q = 0; q < PER; q++)
+		for (u64 x = word[q]; x; x &= x - 1) {
+			const u64 col = wi[q] * 64 + (__ffsll((long long)x) - 1);
+			const Off d = c.colptr[col + 1] - c.colptr[col];
+			if (d && pos < TD_SMALL) {
+				sC[pos] = (Idx)col;
+				sS[pos] = (u64)d;
+				pos++;
+			}
+		}
+	__syncthreads();
+	const int nv = (int)(nvt < TD_SMALL ? nvt : TD_SMALL);
+	u64 d[PER];
 #pragma unroll
 	for (int q = 0; q < PER; q++) {
 		const int k = threadIdx.x * PER + q;
-		if (k < nv) {
-			const Idx col = V[k];
-			sS[k] = d[q];
-			sC[k] = col;
-			sB[k] = (Off)(c.colptr[col] - (Off)d[q]);
-		}
+		d[q] = k < nv ? sS[k] : 0;
 	}
-	if (threadIdx.x == 0)
-		sS[nv] = total;
-	__syncthreads();
-	constexpr int TILE = TD_BLOCK * ITEMS;
-	const u64 E = total;
-	ull found = 0;
-	for (u64 t = blockIdx.x; t * TILE < E; t += gridDim.x) {
-		const u64 e0 = t * TILE, e1 = E - e0 < TILE ? E : e0 + TILE;
-		found += td_tile<Idx, Off, ITEMS>(c, e0, e1, sS, nv, sB, sC);
-	}
-	kgpu_count(&c.cnt->lfound, found);
+	const u64 total = td_small_tiles<Idx, Off, ITEMS, PER, Scan>(c, tmp.s, d, nv, sS, sB, sC);
+	if (blockIdx.x == 0 && threadIdx.x == 0 && total)
+		atomicAdd(&c.cnt->examined, (ull)total);
 }
 
 // Every stored edge (CSC entry e of column col): col in F and the row not
@@ -471,8 +571,23 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64
 	c.lvl = level << KBFS_PARENT_BITS;
 	c.col_first = g.col_first;
 	c.cnt = st->cnt;
+	c.wl = nullptr;
+	c.wlcap = st->lcap;
 
 	memset(out, 0, sizeof *out);
+	st->lvl_list = 0;
+	if (st->lists && st->list_ok && st->o.td_lists && !st->o.step_sync && kernel == KGPU_K_LB && nf <= TD_SMALL) {
+		// a list level: no pass over F or ROWNEXT; blocks for the edges the
+		// frontier's total degree bounds
+		constexpr int ITEMS = sizeof(Idx) + sizeof(Off) > 8 ? 4 : 8;
+		const u64 tiles = st->last_tdeg / (TD_BLOCK * ITEMS) + 1;
+		const int nb = st->last_tdeg == ~0ull || tiles >= (u64)st->grid ? st->grid : (int)tiles;
+		c.wl = (u32 *)st->slot[KS_RLIST];
+		k_td_list<Idx, Off, ITEMS><<<nb, TD_BLOCK, 0, s>>>(c, colfront, st->llist, st->lcnt, st->lnseg, st->lseg);
+		KGPU_LAUNCHED("k_td_list");
+		st->lvl_list = 1;
+		return;
+	}
 	if (!st->o.step_sync && kernel == KGPU_K_LB && nf <= 64 * g.chunk_words) {
 		// the frontier's columns with edges gathered in one pass over F
 		// (their count on the device), the degree scan sized by nf

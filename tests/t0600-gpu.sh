@@ -68,6 +68,17 @@ for g in $RARE; do
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --no-bu-first --bu-split 0 "$P12"
 	sub_tap "engine $g: small frontiers through the CUB scan (--no-td-small)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --no-td-small "$P12"
+	if [ "$g" = 1x1 ]; then
+		# the frontier lists of small top-down levels (one rank): off, and
+		# overflowing at 2 words (KBFS_CUDA_LIST_CAP), so that list levels
+		# fall back to the bitmaps mid-search
+		sub_tap "engine $g: small top-down levels over the bitmaps (--no-td-lists)" \
+			prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb --no-td-lists "$P12"
+		export KBFS_CUDA_LIST_CAP=2
+		sub_tap "engine $g: frontier lists of at most 2 words (KBFS_CUDA_LIST_CAP=2)" \
+			prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb "$P12"
+		unset KBFS_CUDA_LIST_CAP
+	fi
 	sub_tap "engine $g: a wait after every step (--step-sync)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --step-sync "$P12"
 	sub_tap "engine $g: bottom-up word kernel (--bu-kernel word)" \
@@ -233,6 +244,13 @@ run_ok "KBFS_CUDA_KTRACE=1 kbfs: the search runs" env KBFS_CUDA_KTRACE=1 KBFS_CU
 ok "... stderr has a line for the update kernel, with its launches and times" \
 	grep -Eq '^ktrace\[rank 0\]: k_update +[1-9][0-9]* launches, mean +[0-9.]+ us, max +[0-9.]+ us, total +[0-9.]+ us$' "$T/err"
 ok "... and for the spin" grep -q '^ktrace\[rank 0\]: k_spin ' "$T/err"
+ok "... small top-down levels are list levels (k_td_list), without k_td_collect's pass" \
+	sh -c "grep -q '^ktrace\[rank 0\]: k_td_list ' '$T/err' && ! grep -q 'k_td_small ' '$T/err'"
+run_ok "KBFS_CUDA_KTRACE=1 kbfs --no-td-lists" env KBFS_CUDA_KTRACE=1 kbfs --engine cuda --no-td-lists -n 2 "$PART"
+ok "... no list level then: k_td_collect and k_td_small instead" \
+	sh -c "! grep -q 'k_td_list ' '$T/err' && grep -q 'k_td_collect ' '$T/err' && grep -q 'k_td_small ' '$T/err'"
+run_ok "KBFS_CUDA_LIST_CAP=nonsense: the search runs" env KBFS_CUDA_LIST_CAP=0 kbfs --engine cuda -n 1 "$PART"
+stderr_has "ignoring KBFS_CUDA_LIST_CAP" "... with a warning naming the variable"
 
 # memory plan: --dry-run prints it; a run that does not fit stops before allocating
 run_ok "kbfs --engine cuda --dry-run" kb 1x1 --engine cuda --dry-run "$PART"

@@ -108,5 +108,27 @@ if [ $NCCL = 1 ]; then
 	run_ok "kbfs --transport peer --dense-push ${ONE%% *} scale 14: trees validate" \
 		prun "${ONE%% *}" kbfs --engine cuda --transport peer --dense-push -n 8 --depth-out "$T/d" "$PART"
 	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu14"
+	# the frontier lists of small top-down levels on a one-column grid (the
+	# peer update lists each rank's new frontier words for its column):
+	# used, off, and overflowing at 2 words (the fallback to the bitmaps)
+	RX1=
+	for g in $ONE; do case $g in *x1) RX1=$g && break ;; esac; done
+	if [ -n "$RX1" ]; then
+		part 14 "$RX1"
+		rm -rf "$T/d"
+		export KBFS_CUDA_KTRACE=1
+		run_ok "kbfs --transport peer $RX1 scale 14 (KBFS_CUDA_KTRACE=1): trees validate" \
+			prun "$RX1" kbfs --engine cuda --transport peer -n 8 --depth-out "$T/d" "$PART"
+		unset KBFS_CUDA_KTRACE
+		ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu14"
+		ok "... small top-down levels are list levels (k_td_list)" grep -q 'k_td_list ' "$T/err"
+		part 12 "$RX1"
+		sub_tap "engine $RX1 --transport peer --no-td-lists" \
+			prun "$RX1" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer --no-td-lists "$PART"
+		export KBFS_CUDA_LIST_CAP=2
+		sub_tap "engine $RX1 --transport peer, lists of at most 2 words (KBFS_CUDA_LIST_CAP=2)" \
+			prun "$RX1" "$TB/test_engine" --kernels lb --configs full --roots 4 --transport peer "$PART"
+		unset KBFS_CUDA_LIST_CAP
+	fi
 fi
 done_testing

@@ -159,6 +159,7 @@ static void json_options(kbfs_device *d, kjson_writer *w)
 	kjson_kv_string(w, "bu_kernel", kgpu_bu_kernel_name(o->bu_kernel));
 	kjson_kv_bool(w, "bu_first", o->bu_first);
 	kjson_kv_bool(w, "td_small", o->td_small);
+	kjson_kv_bool(w, "td_lists", o->td_lists);
 	kjson_kv_bool(w, "step_sync", o->step_sync);
 }
 

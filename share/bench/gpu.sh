@@ -25,7 +25,8 @@
 # The ablation: the input's order (a kpart --relabel none partition), the
 # default validated and not, then without the phase marks (KBFS_CUDA_MARKS=0:
 # what their events cost), then one option off at a time: --step-sync,
-# --no-bu-first, --no-td-small, --bu-kernel word, the first issue's path, --kernel edge (word kernel and
+# --no-bu-first, --no-td-small, --no-td-lists, --bu-kernel word, the first
+# issue's path, --kernel edge (word kernel and
 # step waits), the directions, the exchanges (grids of several ranks: the
 # wire forms, then the peer transport's --dense-push, --bu-substeps (on:
 # experimental, grids of several columns) and --transport nccl
@@ -286,6 +287,7 @@ ablation)
 		search "s$SCALE-$GRID-step-sync" "$GRID" $ng -n "$ROOTS" --no-validate --step-sync
 		search "s$SCALE-$GRID-no-bu-first" "$GRID" $ng -n "$ROOTS" --no-validate --no-bu-first
 		search "s$SCALE-$GRID-no-td-small" "$GRID" $ng -n "$ROOTS" --no-validate --no-td-small
+		search "s$SCALE-$GRID-no-td-lists" "$GRID" $ng -n "$ROOTS" --no-validate --no-td-lists
 		search "s$SCALE-$GRID-bu-word" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word
 		search "s$SCALE-$GRID-first-issue" "$GRID" $ng -n "$ROOTS" --no-validate --bu-kernel word --step-sync
 		search "s$SCALE-$GRID-kernel-edge" "$GRID" $ng -n "$ROOTS" --no-validate --kernel edge

@@ -11,7 +11,8 @@
  *     --configs C        full (default: every direction x exchange, plus
  *                        no-compress and no-sv variants) or quick
  *     --vbfs-k K, --bu-split N, --bu-batch N, --bu-rows N, --gpu N,
- *     --bu-kernel tile|word, --no-bu-first, --no-td-small, --step-sync   CUDA engine options
+ *     --bu-kernel tile|word, --no-bu-first, --no-td-small, --no-td-lists,
+ *     --step-sync        CUDA engine options
  *     --csr-device       the CUDA engine gets the block without its column
  *                        indices and makes them on its GPU (as kbfs does;
  *                        by default it copies the host's)
@@ -174,6 +175,8 @@ int main(int argc, char **argv)
 			go.bu_first = 0;
 		else if (!strcmp(a, "--no-td-small"))
 			go.td_small = 0;
+		else if (!strcmp(a, "--no-td-lists"))
+			go.td_lists = 0;
 		else if (!strcmp(a, "--step-sync"))
 			go.step_sync = 1;
 		else if (!strcmp(a, "--csr-device"))
