@@ -63,8 +63,12 @@ __global__ void k_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *
 	ull found = 0, td = 0;
 	const bool lm = fl && listlevel && cnt->nwl <= cap && fl[0] <= cap;
 	if (lm) {
-		if (blockIdx.x == 0)
-			list_update(recv, ownvis, front, tdeg, rl, fl, (u32)cnt->nwl, found, td);
+		// block 0 has the level's few words and publishes alone, without a
+		// ticket: the others leave at once (one that starts after block 0 is
+		// done still reads lm true: nwl is then 0 and fl[0] <= nw <= cap)
+		if (blockIdx.x != 0)
+			return;
+		list_update(recv, ownvis, front, tdeg, rl, fl, (u32)cnt->nwl, found, td);
 	} else {
 		for (u64 w0 = gw * 32; w0 < nbw; w0 += nwarps * 32) {
 			const u64 w = w0 + lane;
@@ -92,7 +96,7 @@ __global__ void k_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *
 	__threadfence();
 	__syncthreads();
 	if (threadIdx.x == 0)
-		last = atomicAdd(&cnt->ticket, 1ull) == gridDim.x - 1;
+		last = lm || atomicAdd(&cnt->ticket, 1ull) == gridDim.x - 1;
 	__syncthreads();
 	if (last && threadIdx.x == 0) {
 		__threadfence();

@@ -173,8 +173,14 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 	ull found = 0, td = 0, be = 0, bs = 0;
 	u32 *mylist = d.win[d.me]->clist[q][d.i];
 	const bool lm = d.lists && listlevel && cnt->nwl <= d.lcap && d.win[d.me]->ccount[q][d.i] <= d.lcap;
-	if (lm && blockIdx.x == 0)
+	if (lm) {
+		// block 0 has the level's few words and finishes the round alone,
+		// without a ticket (a block that starts after it is done still reads
+		// lm true: nwl is then 0 and the new list's count <= nw)
+		if (blockIdx.x != 0)
+			return;
 		peer_list_update(d, q, rownext, ownvis, frontb, tdeg, rl, (u32)cnt->nwl, found, td, be);
+	}
 	for (u64 w0 = gw * 32; !lm && w0 < d.nbw; w0 += nwarps * 32) {
 		const u64 w = w0 + lane;
 		u64 n = 0;
@@ -235,7 +241,7 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 	kgpu_count(&cnt->tdeg, td);
 	block_add(&d.lvc[0], be);
 	block_add(&d.lvc[2], bs);
-	if (last_block(d)) {
+	if (lm ? only_block() : last_block(d)) {
 		__shared__ u64 s[NSUM];
 		__shared__ u32 sNfl;
 		if (threadIdx.x == 0) {

@@ -108,6 +108,18 @@ static __device__ bool last_block(const peer_dev &d)
 	return last;
 }
 
+// last_block's counterpart for a kernel whose work one block did alone (the
+// others left at once): true after the block's stores are visible
+// system-wide.
+static __device__ bool only_block()
+{
+	__syncthreads();
+	if (threadIdx.x == 0)
+		__threadfence_system();
+	__syncthreads();
+	return true;
+}
+
 // Flag kind k = round in every row peer's window (row) or every world
 // rank's, by thread 0 after a barrier and a system fence, so that the
 // block's stores before the call are seen before the flags.
