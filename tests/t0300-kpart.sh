@@ -153,4 +153,15 @@ else
 fi
 must_fail 2 "--engine gpu is a usage error" kpart --engine gpu -R 1 -C 1 -o "$T/e-x" "$T/g10.kg"
 stderr_has "cpu, cuda, auto" "the usage error lists the engines"
+
+# the bucket count is an experiment's knob (KBFS_KPART_BUCKET_BITS): 2 buckets
+# (64-bit residuals), 2^7, and the cap; the files never change
+kpart -q --engine cpu -R 2 -C 2 -o "$T/bb-def" "$T/g10.kg"
+for nb in 1 7 20; do
+	run_ok "KBFS_KPART_BUCKET_BITS=$nb: built" env KBFS_KPART_BUCKET_BITS=$nb kpart --engine cpu -R 2 -C 2 -o "$T/bb-$nb" "$T/g10.kg"
+	ok "... the same files as the default buckets" same_partition "$T/bb-def" "$T/bb-$nb"
+done
+run_ok "KBFS_KPART_BUCKET_BITS=0: built anyway" env KBFS_KPART_BUCKET_BITS=0 kpart --engine cpu -R 2 -C 2 -o "$T/bb-0" "$T/g10.kg"
+stderr_has "ignoring KBFS_KPART_BUCKET_BITS='0' (want 1 to 20)" "... with a warning naming the variable"
+ok "... the same files" same_partition "$T/bb-def" "$T/bb-0"
 done_testing

@@ -6,7 +6,8 @@
 # compressed edge file, standard input, one process and mpirun (the ranks
 # sharing the GPU); a small device (KBFS_CUDA_FREE_BYTES) sorts in pieces
 # with the same files, and so do copies through small pinned buffers
-# (KBFS_CUDA_STAGED); one too small for a bucket is refused before
+# (KBFS_CUDA_STAGED) and with 2 or 2^20 buckets (KBFS_KPART_BUCKET_BITS);
+# one too small for a bucket is refused before
 # allocating (auto builds there on the host, the same files); auto is the
 # GPU; -v reports the device's times; compute-sanitizer finds
 # nothing.  Without a GPU: test_kpartdev runs the device path on a host
@@ -69,6 +70,9 @@ ok "standard input, 2x2" same stdin 2x2 -
 CUDA_ENV="KBFS_CUDA_STAGED=4000" ok "copies through pinned buffers of 4000 bytes (KBFS_CUDA_STAGED=4000), 2x2" \
 	same staged 2x2 "$T/s12.kg"
 CUDA_ENV="KBFS_CUDA_STAGED=0" ok "plain copies (KBFS_CUDA_STAGED=0), 2x2" same plain 2x2 "$T/s12.kg"
+CUDA_ENV="KBFS_KPART_BUCKET_BITS=1" ok "2 buckets, 64-bit residuals (KBFS_KPART_BUCKET_BITS=1), 1x1" \
+	same bb1 1x1 "$T/s14.kg"
+CUDA_ENV="KBFS_KPART_BUCKET_BITS=20" ok "the most buckets (KBFS_KPART_BUCKET_BITS=20), 2x2" same bb20 2x2 "$T/s14.kg"
 graph 18
 ok "scale 18, 1x1" same s18 1x1 "$T/s18.kg"
 ok "scale 18, 2x2, --relabel none" same s18n 2x2 "$T/s18.kg" --relabel none

@@ -100,6 +100,18 @@ static int make_plan(plan *pl, uint64_t nv, uint64_t M, int R, int C, int P, int
 		tb = 1;
 	if (!wide && bits - tb > 32 && bits - 32 <= cap)
 		tb = bits - 32;
+	/* KBFS_KPART_BUCKET_BITS=N (an experiment): 2^N buckets whatever the
+	 * residuals' width (at most the cap), 64-bit residuals when they need
+	 * more than 32 bits; the same files */
+	const char *hb = getenv("KBFS_KPART_BUCKET_BITS");
+	if (hb) {
+		char *end;
+		long n = strtol(hb, &end, 10);
+		if (end != hb && !*end && n >= 1 && n <= 20)
+			tb = (int)n < cap ? (int)n : cap;
+		else if (me == 0)
+			kwarn("ignoring KBFS_KPART_BUCKET_BITS='%s' (want 1 to 20)", hb);
+	}
 	pl->rbits = bits - tb;
 	pl->res64 = wide || pl->rbits > 32;
 	pl->nbk = UINT64_C(1) << tb;
