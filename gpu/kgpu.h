@@ -89,6 +89,8 @@ typedef struct kgpu_opts {
 	int dense_push;       /* peer levels: send every word of each bitmap, not only those that changed */
 	int no_marks;         /* record no phase events in the levels (KBFS_CUDA_MARKS=0: their host cost
 			       * measured; the levels' phase times are then 0) */
+	int td_loop;          /* KBFS_CUDA_TD_LOOP=1 (an experiment, one rank): runs of small top-down
+			       * levels in one cooperative launch, no host between them (kengine.h td_run) */
 	unsigned list_cap;    /* td_lists: words a list holds (0: 1024; KBFS_CUDA_LIST_CAP=N, a test hook
 			       * that makes lists overflow on small graphs) */
 	unsigned spin_us;     /* KBFS_CUDA_SPIN_US=N (an experiment): each level starts with an N us
@@ -99,7 +101,7 @@ typedef struct kgpu_opts {
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
  * small graphs): KBFS_CUDA_TD_CHUNK=N sets td_chunk, KBFS_CUDA_OFF64=1 sets
  * off64, KBFS_CUDA_MARKS=0 sets no_marks, KBFS_CUDA_SPIN_US=N spin_us,
- * KBFS_CUDA_LIST_CAP=N list_cap (all read here), KBFS_CUDA_FREE_BYTES=N makes the memory check see at most N
+ * KBFS_CUDA_LIST_CAP=N list_cap, KBFS_CUDA_TD_LOOP=1 td_loop (all read here), KBFS_CUDA_FREE_BYTES=N makes the memory check see at most N
  * free bytes. */
 void kgpu_opts_default(kgpu_opts *o);
 /* The defaults without the test hooks: what kgpu_opts_default starts from

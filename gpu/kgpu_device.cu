@@ -55,6 +55,9 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	v = getenv("KBFS_CUDA_MARKS");
 	if (v && strcmp(v, "0") == 0)
 		o->no_marks = 1;
+	v = getenv("KBFS_CUDA_TD_LOOP");
+	if (v && strcmp(v, "1") == 0)
+		o->td_loop = 1;
 	v = getenv("KBFS_CUDA_LIST_CAP");
 	if (v) {
 		const char *end;

@@ -17,35 +17,6 @@ kgpu_state *kgpu_state_of(kbfs_engine *e) { return (kgpu_state *)e->impl; }
 
 // ---- kernels ----------------------------------------------------------------
 
-// A list level's owner update (td_lists, one block): the words of RECV the
-// expansion turned nonzero (rl, cnt->nwl of them) instead of every word;
-// FRONT's old nonzero words (fl) cleared, the new ones set and listed in
-// fl; RECV's words cleared as they are read.
-template <typename T>
-__device__ void list_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
-			    const T *__restrict__ tdeg, const u32 *__restrict__ rl, u32 *__restrict__ fl, u32 nw,
-			    ull &found, ull &td)
-{
-	__shared__ u64 sN[KGPU_LIST_CAP];
-	__shared__ u32 sNew;
-	kgpu_list_take(recv, ownvis, tdeg, rl, nw, sN, found, td);
-	const u32 nold = fl[0];
-	if (threadIdx.x == 0)
-		sNew = 0;
-	__syncthreads();
-	for (u32 k = threadIdx.x; k < nold; k += blockDim.x)
-		front[fl[1 + k]] = 0;
-	__syncthreads();
-	for (u32 k = threadIdx.x; k < nw; k += blockDim.x)
-		if (sN[k]) {
-			front[rl[k]] = sN[k];
-			fl[1 + atomicAdd(&sNew, 1u)] = rl[k];
-		}
-	__syncthreads();
-	if (threadIdx.x == 0)
-		fl[0] = sNew;
-}
-
 // Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.  A warp
 // loads 32 consecutive words, one a lane, then takes each word with new
 // bits in turn, its lanes summing tdeg of bits l and l + 32 (coalesced).
@@ -58,8 +29,6 @@ __global__ void k_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *
 			 const T *__restrict__ tdeg, u64 nbw, kgpu_counters *cnt, kgpu_counters *pub,
 			 const u32 *__restrict__ rl, u32 *__restrict__ fl, int listlevel, u32 cap)
 {
-	const int lane = threadIdx.x & 31;
-	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
 	ull found = 0, td = 0;
 	const bool lm = fl && listlevel && cnt->nwl <= cap && fl[0] <= cap;
 	if (lm) {
@@ -68,25 +37,9 @@ __global__ void k_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *
 		// done still reads lm true: nwl is then 0 and fl[0] <= nw <= cap)
 		if (blockIdx.x != 0)
 			return;
-		list_update(recv, ownvis, front, tdeg, rl, fl, (u32)cnt->nwl, found, td);
+		kgpu_list_update(recv, ownvis, front, tdeg, rl, fl, (u32)cnt->nwl, found, td);
 	} else {
-		for (u64 w0 = gw * 32; w0 < nbw; w0 += nwarps * 32) {
-			const u64 w = w0 + lane;
-			u64 n = 0;
-			if (w < nbw) {
-				const u64 o = ownvis[w], r = recv[w];
-				n = r & ~o;
-				if (fl && r)
-					recv[w] = 0;
-				if (n)
-					ownvis[w] = o | n;
-				front[w] = n;
-			}
-			if (fl)
-				kgpu_list_append(n != 0, (u32)w, fl + 1, &cnt->nfl, cap);
-			found += __popcll(n);
-			kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) { td += tdeg[(w0 + (u64)l) * 64 + (u64)b]; });
-		}
+		kgpu_update_words(recv, ownvis, front, tdeg, nbw, fl, cap, cnt, found, td);
 	}
 	kgpu_count(&cnt->found, found);
 	kgpu_count(&cnt->tdeg, td);
@@ -264,6 +217,9 @@ static void free_all(kgpu_state *st)
 	if (st->hvout)
 		CUDA_CHECK(cudaFreeHost(st->hvout));
 	st->hvout = NULL;
+	if (st->hloop)
+		CUDA_CHECK(cudaFreeHost(st->hloop));
+	st->hloop = NULL;
 	st->hcnt = NULL;
 	st->hsegstat = NULL;
 	st->hform = NULL;
@@ -474,6 +430,15 @@ static void top_down(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *out
 	kgpu_top_down(kgpu_state_of(e), level, nf, out);
 }
 
+static int td_run(kbfs_engine *e, uint64_t level, uint64_t nf, uint64_t mu, double alpha, int max, kbfs_lrec *rec)
+{
+	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
+	kgpu_state *st = kgpu_state_of(e);
+	if (max > (int)(KBFS_MAX_LEVEL - level + 1))
+		max = (int)(KBFS_MAX_LEVEL - level + 1);
+	return kgpu_td_loop(st, level, nf, mu, alpha, max, rec);
+}
+
 static void bottom_up(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *out)
 {
 	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
@@ -645,6 +610,8 @@ extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 	e->bottom_up = bottom_up;
 	e->bu_substep = bu_substep;
 	e->update = update;
+	if (st->o.td_loop)
+		e->td_run = td_run;
 	e->pack = pack;
 	e->unpack = unpack;
 	e->sync = sync;

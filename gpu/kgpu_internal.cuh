@@ -94,6 +94,7 @@ int kgpu_copy_staged(void *dst, const void *src, size_t bytes, cudaMemcpyKind ki
 // ---- geometry --------------------------------------------------------------
 enum { KGPU_LIST_CAP = 1024, // words a frontier list holds (kgpu_state.lists); more: no list
        KGPU_LIST_SEGS = 16,   // segments (ranks of a grid column) a list level reads at most
+       KGPU_LOOP_MAX = 64,    // levels one k_td_loop launch runs at most (KBFS_CUDA_TD_LOOP)
        KGPU_TILE_WORDS = 32,  // words of a bitmap tile (one warp, one word a lane)
        KGPU_DCHUNK = 1024,    // decode work unit: bytes (VLQ), elements (raw) or words (bitmap)
        KGPU_TD_CHUNK = 65536, // default frontier words per top-down piece
@@ -135,6 +136,7 @@ enum kgpu_slot {
 	KS_TILES, KS_TPRE, KS_SEGSTAT, KS_FORM, KS_USEG, KS_CSUM, KS_CPRE,
 	KS_CUB, KS_CNT,
 	KS_RLIST, KS_FLIST, // td_lists: ROWNEXT's words a list level turned nonzero; FRONT's nonzero words
+	KS_LOOP,  // KBFS_CUDA_TD_LOOP: k_td_loop's barrier, decision and level records
 	KS_VCOL, KS_VROW, // validate: packed entries of the columns and rows (PRED itself on an axis of one rank)
 	KS_VLEV, KS_VTREE, KS_VTROW, KS_VOUT, // validate: column levels, tree edges found, tile rows, result
 	KS_NSLOT
@@ -176,6 +178,20 @@ struct kgpu_counters {
 	ull pad[1];
 };
 
+// KBFS_CUDA_TD_LOOP: what k_td_loop leaves of each level (t0-t2: %globaltimer
+// at its start, after the expansion, after the update) and of the run.
+struct kgpu_loop_rec {
+	ull found, tdeg, examined, t0, t1, t2;
+};
+struct kgpu_loop {
+	unsigned bar[2];  // grid barrier: arrivals, generation
+	unsigned nlv;     // levels run
+	unsigned cont;    // the next level is the loop's too
+	unsigned lok;     // the last level's frontier list is whole
+	unsigned pad;
+	kgpu_loop_rec rec[KGPU_LOOP_MAX];
+};
+
 // ---- engine state -----------------------------------------------------------
 struct kgpu_state {
 	kgpu_opts o;
@@ -213,6 +229,8 @@ struct kgpu_state {
 	// lcap: the words a list holds here (KGPU_LIST_CAP; less with KBFS_CUDA_LIST_CAP).
 	int lists, list_ok, lvl_list, lnseg;
 	u32 lcap;
+	int loop_grid;         // KBFS_CUDA_TD_LOOP: k_td_loop's co-resident blocks (0: not yet asked)
+	kgpu_loop *hloop;      // pinned host copy of KS_LOOP
 	const u32 *llist, *lcnt;
 	u64 lseg, last_tdeg;
 	int pl_keep;           // reset() leaves PL as it is on grids of several columns (a transport
@@ -235,6 +253,10 @@ static inline u64 *kgpu_buf(kgpu_state *st, enum kbfs_buf w) { return (u64 *)st-
 // otherwise they return at once, *out zero, the counters left on the
 // device for the update to read.
 void kgpu_top_down(kgpu_state *st, u64 level, u64 nf, kbfs_step *out);
+// kengine.h td_run (KBFS_CUDA_TD_LOOP=1, one rank with td_lists): the small
+// top-down levels from level on in one cooperative launch; the levels run
+// (0: not here, the caller runs the level).
+int kgpu_td_loop(kgpu_state *st, u64 level, u64 nf, u64 mu, double alpha, int max, kbfs_lrec *rec);
 void kgpu_bottom_up(kgpu_state *st, u64 level, u64 nf, kbfs_step *out);
 // One sub-step of a bottom-up level (kengine.h bu_substep): ROWVIS's row
 // segment seg |= ring (nbw words of device memory; none when NULL), then
@@ -339,6 +361,27 @@ __device__ __forceinline__ void kgpu_list_append(bool has, u32 x, u32 *list, ull
 	}
 }
 
+// The set bits of a warp's 32 words, one word a lane (x), taken word by
+// word: for word l (lane l's x) the lanes holding bit b = lane and b = lane
+// + 32 call f(l, b, rank, y_l), rank = the bits of word l below b, y_l =
+// lane l's y.  Coalesced: the lanes of a call touch neighbouring bits.
+// Every lane of the warp calls it.
+template <typename F> __device__ __forceinline__ void kgpu_warp_bits(u64 x, u64 y, F f)
+{
+	const int lane = kgpu_lane();
+	unsigned todo = __ballot_sync(KGPU_FULL, x != 0);
+	while (todo) {
+		const int l = __ffs(todo) - 1;
+		todo &= todo - 1;
+		const u64 xx = __shfl_sync(KGPU_FULL, x, l), yl = __shfl_sync(KGPU_FULL, y, l);
+		for (int h = 0; h < 2; h++) {
+			const int b = lane + 32 * h;
+			if ((xx >> b) & 1)
+				f(l, b, (u64)__popcll(xx & ((1ull << b) - 1)), yl);
+		}
+	}
+}
+
 // td_lists: the first part of a list level's owner update (one block): for
 // each listed word x = rl[k] (k < nw) the new bits n = recv & ~ownvis, RECV
 // cleared as it is read, OWNVIS |= n, sN[k] = n; found and td (tdeg over
@@ -360,24 +403,65 @@ __device__ void kgpu_list_take(u64 *__restrict__ recv, u64 *__restrict__ ownvis,
 	}
 }
 
-// The set bits of a warp's 32 words, one word a lane (x), taken word by
-// word: for word l (lane l's x) the lanes holding bit b = lane and b = lane
-// + 32 call f(l, b, rank, y_l), rank = the bits of word l below b, y_l =
-// lane l's y.  Coalesced: the lanes of a call touch neighbouring bits.
-// Every lane of the warp calls it.
-template <typename F> __device__ __forceinline__ void kgpu_warp_bits(u64 x, u64 y, F f)
+// A list level's owner update (td_lists, one block): the words of RECV the
+// expansion turned nonzero (rl, cnt->nwl of them) instead of every word;
+// FRONT's old nonzero words (fl) cleared, the new ones set and listed in
+// fl; RECV's words cleared as they are read.  (kgpu_engine.cu's k_update
+// and kgpu_topdown.cu's k_td_loop.)
+template <typename T>
+__device__ void kgpu_list_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
+			    const T *__restrict__ tdeg, const u32 *__restrict__ rl, u32 *__restrict__ fl, u32 nw,
+			    ull &found, ull &td)
 {
-	const int lane = kgpu_lane();
-	unsigned todo = __ballot_sync(KGPU_FULL, x != 0);
-	while (todo) {
-		const int l = __ffs(todo) - 1;
-		todo &= todo - 1;
-		const u64 xx = __shfl_sync(KGPU_FULL, x, l), yl = __shfl_sync(KGPU_FULL, y, l);
-		for (int h = 0; h < 2; h++) {
-			const int b = lane + 32 * h;
-			if ((xx >> b) & 1)
-				f(l, b, (u64)__popcll(xx & ((1ull << b) - 1)), yl);
+	__shared__ u64 sN[KGPU_LIST_CAP];
+	__shared__ u32 sNew;
+	kgpu_list_take(recv, ownvis, tdeg, rl, nw, sN, found, td);
+	const u32 nold = fl[0];
+	if (threadIdx.x == 0)
+		sNew = 0;
+	__syncthreads();
+	for (u32 k = threadIdx.x; k < nold; k += blockDim.x)
+		front[fl[1 + k]] = 0;
+	__syncthreads();
+	for (u32 k = threadIdx.x; k < nw; k += blockDim.x)
+		if (sN[k]) {
+			front[rl[k]] = sN[k];
+			fl[1 + atomicAdd(&sNew, 1u)] = rl[k];
 		}
+	__syncthreads();
+	if (threadIdx.x == 0)
+		fl[0] = sNew;
+}
+
+// The owner update over every word (all blocks, grid-stride; kgpu_engine.cu's
+// k_update, k_td_loop): new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.  A
+// warp loads 32 consecutive words, one a lane, then takes each word with new
+// bits in turn, its lanes summing tdeg of bits l and l + 32 (coalesced).
+// With fl (td_lists): RECV cleared as it is read, the new nonzero words
+// listed at fl + 1 (cnt->nfl counts them, the first cap kept).
+template <typename T>
+__device__ void kgpu_update_words(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
+				  const T *__restrict__ tdeg, u64 nbw, u32 *__restrict__ fl, u32 cap, kgpu_counters *cnt,
+				  ull &found, ull &td)
+{
+	const int lane = threadIdx.x & 31;
+	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
+	for (u64 w0 = gw * 32; w0 < nbw; w0 += nwarps * 32) {
+		const u64 w = w0 + lane;
+		u64 n = 0;
+		if (w < nbw) {
+			const u64 o = ownvis[w], r = recv[w];
+			n = r & ~o;
+			if (fl && r)
+				recv[w] = 0;
+			if (n)
+				ownvis[w] = o | n;
+			front[w] = n;
+		}
+		if (fl)
+			kgpu_list_append(n != 0, (u32)w, fl + 1, &cnt->nfl, cap);
+		found += __popcll(n);
+		kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) { td += tdeg[(w0 + (u64)l) * 64 + (u64)b]; });
 	}
 }
 

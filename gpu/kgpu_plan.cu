@@ -121,6 +121,7 @@ void kgpu_plan_fill(const kgpu_geom *g, kgpu_plan_t *p)
 	static_assert(KS_NSLOT <= KGPU_PLAN_MAX, "kgpu_plan_t holds every slot");
 	put(p, KS_RLIST, "td.rowlist", KGPU_LIST_CAP * 4);
 	put(p, KS_FLIST, "td.frontlist", (KGPU_LIST_CAP + 1) * 4);
+	put(p, KS_LOOP, "td.loop", sizeof(kgpu_loop));
 	const int v = g->validate;
 	put(p, KS_VCOL, g->R == 1 ? "val.cols=PRED" : "val.cols", v && g->R > 1 ? g->ncols * 8 : 0);
 	put(p, KS_VROW, g->C == 1 ? "val.rows=PRED" : "val.rows", v && g->C > 1 ? g->nrows * 8 : 0);

@@ -319,9 +319,9 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_small(td_ctx<Idx, Off> c, co
 // either.  ROWNEXT is all zero at the start (every update clears the words
 // it reads).  Block 0 counts examined.
 template <typename Idx, typename Off, int ITEMS>
-__global__ void __launch_bounds__(TD_BLOCK, 4) k_td_list(td_ctx<Idx, Off> c, const u64 *__restrict__ colfront,
-						      const u32 *__restrict__ lists, const u32 *__restrict__ cnts,
-						      int nseg, u64 segw)
+__device__ __forceinline__ void td_list_body(const td_ctx<Idx, Off> &c, const u64 *__restrict__ colfront,
+					     const u32 *__restrict__ lists, const u32 *__restrict__ cnts, int nseg,
+					     u64 segw)
 {
 	constexpr int PER = TD_SMALL / TD_BLOCK;
 	typedef cub::BlockScan<u64, TD_BLOCK> Scan;
@@ -387,6 +387,96 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_list(td_ctx<Idx, Off> c, con
 	const u64 total = td_small_tiles<Idx, Off, ITEMS, PER, Scan>(c, tmp.s, d, nv, sS, sB, sC);
 	if (blockIdx.x == 0 && threadIdx.x == 0 && total)
 		atomicAdd(&c.cnt->examined, (ull)total);
+}
+
+template <typename Idx, typename Off, int ITEMS>
+__global__ void __launch_bounds__(TD_BLOCK, 4) k_td_list(td_ctx<Idx, Off> c, const u64 *__restrict__ colfront,
+						      const u32 *__restrict__ lists, const u32 *__restrict__ cnts,
+						      int nseg, u64 segw)
+{
+	td_list_body<Idx, Off, ITEMS>(c, colfront, lists, cnts, nseg, segw);
+}
+
+// Every block of a cooperative launch waits here for all (bar: an arrival
+// count and a generation, zero at the first use).
+__device__ __forceinline__ void grid_sync(unsigned *bar)
+{
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		volatile unsigned *gen = bar + 1;
+		const unsigned g = *gen;
+		__threadfence();
+		if (atomicAdd(bar, 1u) == gridDim.x - 1) {
+			atomicExch(bar, 0u);
+			__threadfence();
+			atomicAdd(bar + 1, 1u);
+		} else {
+			while (*gen == g)
+				;
+		}
+		__threadfence();
+	}
+	__syncthreads();
+}
+
+// KBFS_CUDA_TD_LOOP=1 (an experiment; one rank, td_lists): small top-down
+// levels back to back in one cooperative launch, no host between them.  A
+// level: k_td_list's body, a grid barrier, the owner update (block 0 on the
+// lists when they fit, else every block over the words, as k_update), a
+// barrier, then block 0 records the level (L->rec), zeroes the counters and
+// decides whether the next level is again one for this loop: found in 1 ..
+// TD_SMALL, its list whole, top-down by the level loop's rule (tdeg >
+// (mu - tdeg) / alpha turns to bottom-up; alpha 0: never), fewer than maxlv
+// levels; a barrier.  COLFRONT is FRONT and RECV is ROWNEXT (one rank).
+template <typename Idx, typename Off, int ITEMS, typename T>
+__global__ void __launch_bounds__(TD_BLOCK) k_td_loop(td_ctx<Idx, Off> c, u64 *__restrict__ front, u64 *__restrict__ ownvis,
+						   const T *__restrict__ tdeg, u64 nbw, u32 *__restrict__ fl, u32 cap,
+						   kgpu_loop *L, u64 level0, int maxlv, u64 mu, double alpha)
+{
+	const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
+	for (int k = 0; k < maxlv; k++) {
+		if (lead)
+			L->rec[k].t0 = kgpu_gtime();
+		c.lvl = (level0 + (u64)k) << KBFS_PARENT_BITS;
+		td_list_body<Idx, Off, ITEMS>(c, front, fl + 1, fl, 1, nbw);
+		grid_sync(L->bar);
+		if (lead)
+			L->rec[k].t1 = kgpu_gtime();
+		ull found = 0, td = 0;
+		const u32 nw = (u32)*(volatile ull *)&c.cnt->nwl;
+		const bool lm = nw <= cap && *(volatile u32 *)fl <= cap; // fl[0] stays <= cap in list mode
+		if (lm) {
+			if (blockIdx.x == 0)
+				kgpu_list_update(c.rownext, ownvis, front, tdeg, c.wl, fl, nw, found, td);
+		} else {
+			kgpu_update_words(c.rownext, ownvis, front, tdeg, nbw, fl, cap, c.cnt, found, td);
+		}
+		kgpu_count(&c.cnt->found, found);
+		kgpu_count(&c.cnt->tdeg, td);
+		grid_sync(L->bar);
+		if (lead) {
+			volatile kgpu_counters *v = c.cnt;
+			const ull f = v->found, mf = v->tdeg, nfl = v->nfl;
+			if (!lm)
+				fl[0] = nfl > cap ? cap + 1 : (u32)nfl;
+			const bool lok = lm || nfl <= cap;
+			kgpu_loop_rec *r = &L->rec[k];
+			r->found = f;
+			r->tdeg = mf;
+			r->examined = v->examined;
+			r->t2 = kgpu_gtime();
+			v->found = v->examined = v->tdeg = v->lfound = v->nsel = v->nv = v->nwl = v->nfl = 0;
+			mu = mu > mf ? mu - mf : 0;
+			const bool stay_td = !(alpha > 0 && (double)mf > (double)mu / alpha);
+			L->lok = lok;
+			L->nlv = (unsigned)(k + 1);
+			L->cont = f > 0 && f <= TD_SMALL && lok && stay_td && k + 1 < maxlv;
+			__threadfence();
+		}
+		grid_sync(L->bar);
+		if (!*(volatile unsigned *)&L->cont)
+			break;
+	}
 }
 
 // Every stored edge (CSC entry e of column col): col in F and the row not
@@ -552,6 +642,23 @@ template <typename T> void scan_inplace(kgpu_state *st, T *a, u64 n)
 	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(st->slot[KS_CUB], tb, a, a, (int64_t)n, st->s));
 }
 
+// The expansion's view of the engine at a level (no list: wl NULL).
+template <typename Idx, typename Off> td_ctx<Idx, Off> td_ctx_of(kgpu_state *st, u64 level)
+{
+	td_ctx<Idx, Off> c;
+	c.colptr = (const Off *)st->slot[KS_COLPTR];
+	c.rowidx = (const Idx *)st->slot[KS_ROWIDX];
+	c.rowvis = kgpu_buf(st, KBFS_ROWVIS);
+	c.rownext = kgpu_buf(st, KBFS_ROWNEXT);
+	c.pl = kgpu_buf(st, KBFS_PL);
+	c.lvl = level << KBFS_PARENT_BITS;
+	c.col_first = st->g.col_first;
+	c.cnt = st->cnt;
+	c.wl = nullptr;
+	c.wlcap = st->lcap;
+	return c;
+}
+
 template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64 nf, kbfs_step *out)
 {
 	const kgpu_geom &g = st->g;
@@ -562,17 +669,7 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64
 	Off *S = (Off *)st->slot[KS_CS];
 	const int kernel = st->o.kernel;
 	const u32 K = (u32)st->o.vbfs_k;
-	td_ctx<Idx, Off> c;
-	c.colptr = (const Off *)st->slot[KS_COLPTR];
-	c.rowidx = (const Idx *)st->slot[KS_ROWIDX];
-	c.rowvis = kgpu_buf(st, KBFS_ROWVIS);
-	c.rownext = kgpu_buf(st, KBFS_ROWNEXT);
-	c.pl = kgpu_buf(st, KBFS_PL);
-	c.lvl = level << KBFS_PARENT_BITS;
-	c.col_first = g.col_first;
-	c.cnt = st->cnt;
-	c.wl = nullptr;
-	c.wlcap = st->lcap;
+	td_ctx<Idx, Off> c = td_ctx_of<Idx, Off>(st, level);
 
 	memset(out, 0, sizeof *out);
 	st->lvl_list = 0;
@@ -707,4 +804,80 @@ void kgpu_top_down(kgpu_state *st, u64 level, u64 nf, kbfs_step *out)
 		st->g.off64 ? td_run<u64, u64>(st, level, nf, out) : td_run<u64, u32>(st, level, nf, out);
 	else
 		st->g.off64 ? td_run<u32, u64>(st, level, nf, out) : td_run<u32, u32>(st, level, nf, out);
+}
+
+namespace {
+
+template <typename Idx, typename Off, typename T>
+int td_loop_run(kgpu_state *st, u64 level, u64 mu, double alpha, int max)
+{
+	constexpr int ITEMS = sizeof(Idx) + sizeof(Off) > 8 ? 4 : 8;
+	auto kern = k_td_loop<Idx, Off, ITEMS, T>;
+	if (!st->loop_grid) {
+		int per = 0;
+		CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, TD_BLOCK, 0));
+		st->loop_grid = per * kgpu_sm_count();
+		if (st->loop_grid > st->grid)
+			st->loop_grid = st->grid;
+		if (st->loop_grid < 1)
+			st->loop_grid = -1; // cannot run: the levels stay the host's
+	}
+	if (st->loop_grid < 0)
+		return 0;
+	const kgpu_geom &g = st->g;
+	td_ctx<Idx, Off> c = td_ctx_of<Idx, Off>(st, level);
+	c.wl = (u32 *)st->slot[KS_RLIST];
+	u64 *front = kgpu_buf(st, KBFS_FRONT), *ownvis = kgpu_buf(st, KBFS_OWNVIS);
+	const T *tdeg = (const T *)st->slot[KS_TDEG];
+	u64 nbw = g.nbw;
+	u32 *fl = (u32 *)st->slot[KS_FLIST], cap = st->lcap;
+	kgpu_loop *L = (kgpu_loop *)st->slot[KS_LOOP];
+	void *args[] = {&c, &front, &ownvis, &tdeg, &nbw, &fl, &cap, &L, &level, &max, &mu, &alpha};
+	const cudaStream_t s = kgpu_queue(st);
+	CUDA_CHECK(cudaMemsetAsync(L, 0, offsetof(kgpu_loop, rec), s));
+	CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)kern, st->loop_grid, TD_BLOCK, args, 0, s));
+	KGPU_LAUNCHED("k_td_loop");
+	CUDA_CHECK(cudaMemcpyAsync(st->hloop, L, sizeof *L, cudaMemcpyDeviceToHost, s));
+	CUDA_CHECK(cudaStreamSynchronize(s));
+	return (int)st->hloop->nlv;
+}
+
+} // namespace
+
+int kgpu_td_loop(kgpu_state *st, u64 level, u64 nf, u64 mu, double alpha, int max, kbfs_lrec *rec)
+{
+	if (!st->o.td_loop || st->lists != 1 || !st->list_ok || !st->o.td_lists || st->o.step_sync ||
+	    st->o.kernel != KGPU_K_LB || nf > TD_SMALL || nf == 0 || max < 1)
+		return 0;
+	if (max > KGPU_LOOP_MAX)
+		max = KGPU_LOOP_MAX;
+	if (!st->hloop)
+		CUDA_CHECK(cudaMallocHost((void **)&st->hloop, sizeof *st->hloop));
+	const kgpu_geom &g = st->g;
+	int n;
+	if (g.idx64)
+		n = g.off64 ? (g.tdeg64 ? td_loop_run<u64, u64, u64>(st, level, mu, alpha, max)
+					: td_loop_run<u64, u64, u32>(st, level, mu, alpha, max))
+			    : (g.tdeg64 ? td_loop_run<u64, u32, u64>(st, level, mu, alpha, max)
+					: td_loop_run<u64, u32, u32>(st, level, mu, alpha, max));
+	else
+		n = g.off64 ? (g.tdeg64 ? td_loop_run<u32, u64, u64>(st, level, mu, alpha, max)
+					: td_loop_run<u32, u64, u32>(st, level, mu, alpha, max))
+			    : (g.tdeg64 ? td_loop_run<u32, u32, u64>(st, level, mu, alpha, max)
+					: td_loop_run<u32, u32, u32>(st, level, mu, alpha, max));
+	const kgpu_loop *L = st->hloop;
+	for (int k = 0; k < n; k++) {
+		const kgpu_loop_rec *r = &L->rec[k];
+		rec[k].found = r->found;
+		rec[k].tdeg = r->tdeg;
+		rec[k].examined = r->examined;
+		rec[k].t_local = (double)(r->t1 - r->t0) * 1e-9;
+		rec[k].t_update = (double)(r->t2 - r->t1) * 1e-9;
+	}
+	if (n) {
+		st->list_ok = L->lok != 0;
+		st->last_tdeg = L->rec[n - 1].tdeg;
+		st->lvl_list = 0;
+	}
+	return n;
 }

@@ -78,6 +78,14 @@ for g in $RARE; do
 		sub_tap "engine $g: frontier lists of at most 2 words (KBFS_CUDA_LIST_CAP=2)" \
 			prun "$g" "$TB/test_engine" --configs quick --roots 3 --kernels lb "$P12"
 		unset KBFS_CUDA_LIST_CAP
+		# the experiment of runs of small top-down levels in one launch
+		export KBFS_CUDA_TD_LOOP=1
+		sub_tap "engine $g: small top-down levels in one launch (KBFS_CUDA_TD_LOOP=1)" \
+			prun "$g" "$TB/test_engine" --configs full --roots 4 --kernels lb "$P12"
+		export KBFS_CUDA_LIST_CAP=2
+		sub_tap "engine $g: ... with lists of at most 2 words" \
+			prun "$g" "$TB/test_engine" --configs quick --roots 4 --kernels lb "$P12"
+		unset KBFS_CUDA_LIST_CAP KBFS_CUDA_TD_LOOP
 	fi
 	sub_tap "engine $g: a wait after every step (--step-sync)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --step-sync "$P12"
@@ -249,6 +257,9 @@ ok "... small top-down levels are list levels (k_td_list), without k_td_collect'
 run_ok "KBFS_CUDA_KTRACE=1 kbfs --no-td-lists" env KBFS_CUDA_KTRACE=1 kbfs --engine cuda --no-td-lists -n 2 "$PART"
 ok "... no list level then: k_td_collect and k_td_small instead" \
 	sh -c "! grep -q 'k_td_list ' '$T/err' && grep -q 'k_td_collect ' '$T/err' && grep -q 'k_td_small ' '$T/err'"
+run_ok "KBFS_CUDA_TD_LOOP=1 KBFS_CUDA_KTRACE=1 kbfs: the trees validate" \
+	env KBFS_CUDA_TD_LOOP=1 KBFS_CUDA_KTRACE=1 kbfs --engine cuda -n 4 "$PART"
+ok "... small top-down levels ran in k_td_loop" grep -q '^ktrace\[rank 0\]: k_td_loop ' "$T/err"
 run_ok "KBFS_CUDA_LIST_CAP=nonsense: the search runs" env KBFS_CUDA_LIST_CAP=0 kbfs --engine cuda -n 1 "$PART"
 stderr_has "ignoring KBFS_CUDA_LIST_CAP" "... with a warning naming the variable"
 

@@ -324,6 +324,41 @@ static void level_on_device(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, i
 	t->lv_counts(t, cnt);
 }
 
+/* Top-down levels the engine runs by itself (kengine.h td_run; one rank):
+ * their records, as the loop would have made them, the expansion's time as
+ * local and the owner update's as update.  Returns the levels run (0: none);
+ * *level, *nf, *prev_nf, *mf, *mu move past them. */
+static int levels_on_engine(kbfs_ctx *x, uint64_t *level, uint64_t *nf, uint64_t *prev_nf, uint64_t *mf,
+			    uint64_t *mu)
+{
+	enum { MAXRUN = 64 };
+	kbfs_lrec rec[MAXRUN];
+	kbfs_engine *e = x->e;
+	level_times(x); /* the levels before have their marks read now */
+	const double alpha = x->algo.direction == KBFS_DIR_AUTO ? x->algo.alpha : 0;
+	int k = e->td_run(e, *level, *nf, *mu, alpha, MAXRUN, rec);
+	KASSERT(k >= 0 && k <= MAXRUN);
+	for (int j = 0; j < k; j++) {
+		kbfs_level *l = new_level(x);
+		l->level = (uint32_t)(*level + (uint64_t)j);
+		l->dir = KBFS_DIR_TD;
+		l->frontier = *nf;
+		l->found = rec[j].found;
+		l->examined = rec[j].examined;
+		l->time[KBFS_PH_LOCAL] = rec[j].t_local;
+		l->time[KBFS_PH_UPDATE] = rec[j].t_update;
+		*prev_nf = *nf;
+		*nf = rec[j].found;
+		*mf = rec[j].tdeg;
+		*mu = *mu > *mf ? *mu - *mf : 0;
+		x->reached += *nf;
+		x->tdeg_reached += *mf;
+	}
+	x->ntimed = x->nlv; /* timed here, no marks */
+	*level += (uint64_t)k;
+	return k;
+}
+
 int kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 {
 	kbfs_engine *e = x->e;
@@ -339,7 +374,17 @@ int kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 	x->reached = 1;
 	x->tdeg_reached = root_tdeg;
 	int dir = x->algo.direction == KBFS_DIR_BU ? KBFS_DIR_BU : KBFS_DIR_TD;
+	const int on_engine = !dev && e->td_run && t->size(t, KBFS_WORLD) == 1;
 	for (uint64_t level = 1;; level++) {
+		if (on_engine && level <= KBFS_MAX_LEVEL &&
+		    choose_direction(x, dir, nf, prev_nf, mf, mu) == KBFS_DIR_TD &&
+		    levels_on_engine(x, &level, &nf, &prev_nf, &mf, &mu)) {
+			dir = KBFS_DIR_TD;
+			if (nf == 0)
+				break;
+			level--; /* the loop's step brings it to the next one to run */
+			continue;
+		}
 		if (level > KBFS_MAX_LEVEL) {
 			/* every rank gets here at the same level */
 			kerror("root %llu: the search is deeper than %u levels (the limit of the packed "

@@ -131,6 +131,12 @@ typedef struct kbfs_step {
 	uint64_t tdeg;     /* update: sum of tdeg over the newly visited owned vertices */
 } kbfs_step;
 
+/* One level a device ran by itself (td_run). */
+typedef struct kbfs_lrec {
+	uint64_t found, tdeg, examined; /* as update's and the local step's, this rank */
+	double t_local, t_update;       /* seconds: the expansion, the owner update */
+} kbfs_lrec;
+
 typedef struct kbfs_engine kbfs_engine;
 struct kbfs_engine {
 	const char *name;  /* "cpu", "cuda" */
@@ -180,6 +186,18 @@ struct kbfs_engine {
 	 * what the last local step left unreported (else 0).  Waits for the
 	 * queued work. */
 	void (*update)(kbfs_engine *e, kbfs_step *st);
+	/* Optional (NULL where the engine has none; one rank only, the level
+	 * loop calls it only when the world has one rank): top-down levels
+	 * from level on, the first with frontier nf, each a local step and an
+	 * update, run back to back on the device while the next would again be
+	 * a small top-down one (the engine's bound on its frontier, and the
+	 * loop's rule: it turns bottom-up when tdeg > (mu - tdeg) / alpha, mu
+	 * the unvisited vertices' tdeg before the level; alpha 0: never), at
+	 * most max.  rec[k] = the k-th level's counters and times.  Returns
+	 * the levels run; 0 when it runs none (the loop then runs the level
+	 * itself).  Waits for them. */
+	int (*td_run)(kbfs_engine *e, uint64_t level, uint64_t nf, uint64_t mu, double alpha, int max,
+		      kbfs_lrec *rec);
 	/* Phase timing: mark(e, k) records time point k (0 <= k < KBFS_NMARK)
 	 * as the moment the work queued before it is done; after sync(),
 	 * elapsed(e, a, b) is the seconds from point a to point b (points
