@@ -181,7 +181,7 @@ struct kgpu_counters {
 // KBFS_CUDA_TD_LOOP: what k_td_loop leaves of each level (t0-t2: %globaltimer
 // at its start, after the expansion, after the update) and of the run.
 struct kgpu_loop_rec {
-	ull found, tdeg, examined, t0, t1, t2;
+	ull found, tdeg, examined, bexpand, t0, t1, t2;
 };
 struct kgpu_loop {
 	unsigned bar[2];  // grid barrier: arrivals, generation
@@ -189,6 +189,7 @@ struct kgpu_loop {
 	unsigned cont;    // the next level is the loop's too
 	unsigned lok;     // the last level's frontier list is whole
 	unsigned pad;
+	u64 gsum[8];      // the peer loop: the level's sums over the ranks
 	kgpu_loop_rec rec[KGPU_LOOP_MAX];
 };
 
@@ -296,6 +297,10 @@ void kgpu_peer_start(kgpu_peer *p);
 void kgpu_peer_fold(kgpu_peer *p, u64 level);
 void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined);
 void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6]);
+// kengine.h lv_td_run (KBFS_CUDA_TD_LOOP=1, a one-column grid with td_lists):
+// small top-down levels from level on in one cooperative launch a rank, the
+// rounds inside it; the levels run (0: not here).
+int kgpu_peer_td_loop(kgpu_peer *p, u64 level, u64 nf, u64 mu, double alpha, int max, kbfs_lrec *rec);
 void kgpu_peer_pred(kgpu_peer *p);
 void kgpu_peer_ring_give(kgpu_peer *p, int s, int seg);
 void kgpu_peer_ring_take(kgpu_peer *p, int s, int seg);

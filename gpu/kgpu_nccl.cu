@@ -109,6 +109,10 @@ void tp_lv_counts(kbfs_transport *t, uint64_t cnt[6]) { kgpu_peer_counts(tp_of(t
 void tp_lv_pred(kbfs_transport *t) { kgpu_peer_pred(tp_of(t)->peer); }
 void tp_lv_ring_give(kbfs_transport *t, int s, int seg) { kgpu_peer_ring_give(tp_of(t)->peer, s, seg); }
 void tp_lv_ring_take(kbfs_transport *t, int s, int seg) { kgpu_peer_ring_take(tp_of(t)->peer, s, seg); }
+int tp_lv_td_run(kbfs_transport *t, uint64_t level, uint64_t nf, uint64_t mu, double alpha, int max, kbfs_lrec *rec)
+{
+	return kgpu_peer_td_loop(tp_of(t)->peer, level, nf, mu, alpha, max, rec);
+}
 
 int tp_setup(kbfs_transport *t, kcomm *world, int R, int C, kbfs_engine *e)
 {
@@ -197,6 +201,8 @@ int tp_setup(kbfs_transport *t, kcomm *world, int R, int C, kbfs_engine *e)
 		if (C > 1) {
 			t->lv_ring_give = tp_lv_ring_give;
 			t->lv_ring_take = tp_lv_ring_take;
+		} else if (kgpu_state_of(e)->o.td_loop) {
+			t->lv_td_run = tp_lv_td_run; // KBFS_CUDA_TD_LOOP=1: the experiment
 		}
 	}
 	return 0;

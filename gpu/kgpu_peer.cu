@@ -52,6 +52,7 @@
 // host then names the rank that did not answer and ends the job.
 // KBFS_PEER_TRACE=1 times the predecessor step's kernels (a line a search).
 #include "kgpu_peer.cuh"
+#include "kgpu_td.cuh"
 
 #include <stdlib.h>
 #include <string.h>
@@ -158,30 +159,21 @@ __device__ void peer_list_update(const peer_dev &d, int q, u64 *__restrict__ row
 	}
 }
 
+// k_update's pass over every word (all blocks, grid-stride): per owned word the
+// row's segments merged (WON credited), the owner update, the next level's
+// expand pushed where it changed, shared visited, the new frontier's words
+// listed (td_lists).  xrecv, won, pred: grids of several columns only.
 template <typename T>
-__global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__restrict__ rownext,
-					       u64 *__restrict__ xrecv, u64 *__restrict__ ownvis, u64 *__restrict__ frontb,
-					       u64 *__restrict__ won, u64 *__restrict__ pred, const T *__restrict__ tdeg,
-					       kgpu_counters *cnt, u64 fold_round, u64 round, u64 examined,
-					       volatile u64 *hsum, const u32 *__restrict__ rl, int listlevel)
+__device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rownext, u64 *__restrict__ xrecv,
+			   u64 *__restrict__ ownvis, u64 *__restrict__ frontb, u64 *__restrict__ won,
+			   u64 *__restrict__ pred, const T *__restrict__ tdeg, kgpu_counters *cnt, ull &found, ull &td,
+			   ull &be, ull &bs)
 {
-	if (d.C > 1)
-		wait_peers(d, PK_FOLD, 1, fold_round);
 	const int lane = threadIdx.x & 31, q = (int)(level & 1);
 	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
 	const u64 lvbits = level << KBFS_PARENT_BITS | KBFS_PARENT_MASK;
-	ull found = 0, td = 0, be = 0, bs = 0;
 	u32 *mylist = d.win[d.me]->clist[q][d.i];
-	const bool lm = d.lists && listlevel && cnt->nwl <= d.lcap && d.win[d.me]->ccount[q][d.i] <= d.lcap;
-	if (lm) {
-		// block 0 has the level's few words and finishes the round alone,
-		// without a ticket (a block that starts after it is done still reads
-		// lm true: nwl is then 0 and the new list's count <= nw)
-		if (blockIdx.x != 0)
-			return;
-		peer_list_update(d, q, rownext, ownvis, frontb, tdeg, rl, (u32)cnt->nwl, found, td, be);
-	}
-	for (u64 w0 = gw * 32; !lm && w0 < d.nbw; w0 += nwarps * 32) {
+	for (u64 w0 = gw * 32; w0 < d.nbw; w0 += nwarps * 32) {
 		const u64 w = w0 + lane;
 		u64 n = 0;
 		if (w < d.nbw) {
@@ -237,45 +229,141 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 				pred[v] = lvbits;
 		});
 	}
+}
+
+// The end of a level's update, by the block that finishes it (the last one,
+// or block 0 alone in list mode): this rank's sums to every rank, its list
+// to the column (made over the words), the round's flags, every rank's
+// round, the sums into hsum (and gsum, when not NULL).
+__device__ void peer_round_end(const peer_dev &d, kgpu_counters *cnt, u64 examined, bool lm, int q, u64 round,
+			       volatile u64 *hsum, u64 *gsum)
+{
+	__shared__ u64 s[NSUM];
+	__shared__ u32 sNfl;
+	const u32 *mylist = d.win[d.me]->clist[q][d.i];
+	if (threadIdx.x == 0) {
+		volatile kgpu_counters *c = cnt;
+		volatile ull *lvc = d.lvc;
+		s[S_FOUND] = c->found;
+		s[S_TDEG] = c->tdeg;
+		s[S_EXAMINED] = c->examined + examined;
+		s[S_BEXPAND] = lvc[0];
+		s[S_BFOLD] = lvc[1];
+		s[S_BSV] = lvc[2];
+		s[S_LOVF] = d.lists && !lm && c->nfl > d.lcap;
+		sNfl = (u32)(c->nfl > d.lcap ? d.lcap + 1 : c->nfl);
+		c->found = c->examined = c->tdeg = c->lfound = c->nsel = c->nv = c->ticket = 0;
+		c->nwl = c->nfl = 0;
+		lvc[0] = lvc[1] = lvc[2] = 0;
+	}
+	__syncthreads();
+	if (d.lists && !lm) { // the list made over the words, to every column peer
+		const u32 nl = sNfl;
+		for (int r = 0; r < d.R; r++) {
+			peer_win *w = d.win[d.colrank[r]];
+			if (w != d.win[d.me] && nl <= d.lcap)
+				for (u32 k = threadIdx.x; k < nl; k += blockDim.x)
+					w->clist[q][d.i][k] = mylist[k];
+			if (threadIdx.x == 0)
+				w->ccount[q][d.i] = nl;
+		}
+	}
+	const int par = (int)(round & 1);
+	for (int k = threadIdx.x; k < d.nworld * NSUM; k += blockDim.x)
+		d.win[k / NSUM]->sums[par][d.me][k % NSUM] = s[k % NSUM];
+	raise_flags(d, PK_ROUND, 0, round);
+	finish_round(d, round, 1, hsum, gsum);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__restrict__ rownext,
+					       u64 *__restrict__ xrecv, u64 *__restrict__ ownvis, u64 *__restrict__ frontb,
+					       u64 *__restrict__ won, u64 *__restrict__ pred, const T *__restrict__ tdeg,
+					       kgpu_counters *cnt, u64 fold_round, u64 round, u64 examined,
+					       volatile u64 *hsum, const u32 *__restrict__ rl, int listlevel)
+{
+	if (d.C > 1)
+		wait_peers(d, PK_FOLD, 1, fold_round);
+	const int q = (int)(level & 1);
+	ull found = 0, td = 0, be = 0, bs = 0;
+	const bool lm = d.lists && listlevel && cnt->nwl <= d.lcap && d.win[d.me]->ccount[q][d.i] <= d.lcap;
+	if (lm) {
+		// block 0 has the level's few words and finishes the round alone,
+		// without a ticket (a block that starts after it is done still reads
+		// lm true: nwl is then 0 and the new list's count <= nw)
+		if (blockIdx.x != 0)
+			return;
+		peer_list_update(d, q, rownext, ownvis, frontb, tdeg, rl, (u32)cnt->nwl, found, td, be);
+	} else {
+		peer_words(d, level, rownext, xrecv, ownvis, frontb, won, pred, tdeg, cnt, found, td, be, bs);
+	}
 	kgpu_count(&cnt->found, found);
 	kgpu_count(&cnt->tdeg, td);
 	block_add(&d.lvc[0], be);
 	block_add(&d.lvc[2], bs);
-	if (lm ? only_block() : last_block(d)) {
-		__shared__ u64 s[NSUM];
-		__shared__ u32 sNfl;
-		if (threadIdx.x == 0) {
-			volatile kgpu_counters *c = cnt;
-			volatile ull *lvc = d.lvc;
-			s[S_FOUND] = c->found;
-			s[S_TDEG] = c->tdeg;
-			s[S_EXAMINED] = c->examined + examined;
-			s[S_BEXPAND] = lvc[0];
-			s[S_BFOLD] = lvc[1];
-			s[S_BSV] = lvc[2];
-			s[S_LOVF] = d.lists && !lm && c->nfl > d.lcap;
-			sNfl = (u32)(c->nfl > d.lcap ? d.lcap + 1 : c->nfl);
-			c->found = c->examined = c->tdeg = c->lfound = c->nsel = c->nv = c->ticket = 0;
-			c->nwl = c->nfl = 0;
-			lvc[0] = lvc[1] = lvc[2] = 0;
+	if (lm ? only_block() : last_block(d))
+		peer_round_end(d, cnt, examined, lm, q, round, hsum, nullptr);
+}
+
+// KBFS_CUDA_TD_LOOP=1 on a one-column grid (an experiment): small top-down
+// levels back to back in one cooperative launch per rank, the rounds between
+// the GPUs inside it.  A level: the list body on COLFRONT[q'] (q' the last
+// level's parity) and this rank's column lists, a grid barrier, the update
+// (peer_list_update in block 0, or peer_words in every block), a barrier,
+// block 0 ends the round (peer_round_end: sums, lists, flags, every rank's
+// round, the global sums into L->gsum), its first thread records the level
+// and decides by the global sums (the same on every rank) whether the next
+// level is the loop's too; a barrier.
+template <typename Idx, typename Off, int ITEMS, typename T>
+__global__ void __launch_bounds__(TD_BLOCK) k_td_loop_peer(td_ctx<Idx, Off> c, peer_dev d, u64 *__restrict__ ownvis,
+							const T *__restrict__ tdeg, u64 *frontb0, u64 *frontb1,
+							u64 *colf0, u64 *colf1, kgpu_loop *L, u64 level0,
+							u64 round0, int maxlv, u64 mu, double alpha,
+							volatile u64 *hsum)
+{
+	const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
+	for (int k = 0; k < maxlv; k++) {
+		const u64 level = level0 + (u64)k;
+		const int q = (int)(level & 1), qp = q ^ 1;
+		if (lead)
+			L->rec[k].t0 = kgpu_gtime();
+		c.lvl = level << KBFS_PARENT_BITS;
+		td_list_body<Idx, Off, ITEMS>(c, qp ? colf1 : colf0, &d.win[d.me]->clist[qp][0][0],
+					      d.win[d.me]->ccount[qp], d.R, d.nbw);
+		grid_sync(L->bar);
+		if (lead)
+			L->rec[k].t1 = kgpu_gtime();
+		ull found = 0, td = 0, be = 0, bs = 0;
+		u64 *frontb = q ? frontb1 : frontb0;
+		const u32 nw = (u32)*(volatile ull *)&c.cnt->nwl;
+		const bool lm = nw <= d.lcap && *(volatile u32 *)&d.win[d.me]->ccount[q][d.i] <= d.lcap;
+		if (lm) {
+			if (blockIdx.x == 0)
+				peer_list_update(d, q, c.rownext, ownvis, frontb, tdeg, c.wl, nw, found, td, be);
+		} else {
+			peer_words(d, level, c.rownext, nullptr, ownvis, frontb, nullptr, nullptr, tdeg, c.cnt, found, td, be,
+				   bs);
 		}
-		__syncthreads();
-		if (d.lists && !lm) { // the list made above, to every column peer
-			const u32 nl = sNfl;
-			for (int r = 0; r < d.R; r++) {
-				peer_win *w = d.win[d.colrank[r]];
-				if (w != d.win[d.me] && nl <= d.lcap)
-					for (u32 k = threadIdx.x; k < nl; k += blockDim.x)
-						w->clist[q][d.i][k] = mylist[k];
-				if (threadIdx.x == 0)
-					w->ccount[q][d.i] = nl;
+		kgpu_count(&c.cnt->found, found);
+		kgpu_count(&c.cnt->tdeg, td);
+		block_add(&d.lvc[0], be);
+		grid_sync(L->bar, true); // the pushes of every block reach the peers before block 0's flags
+		if (blockIdx.x == 0) {
+			peer_round_end(d, c.cnt, 0, lm, q, round0 + (u64)k, hsum, L->gsum);
+			if (threadIdx.x == 0) {
+				volatile u64 *g = L->gsum;
+				const u64 f = g[S_FOUND], mf = g[S_TDEG];
+				kgpu_loop_rec *r = &L->rec[k];
+				r->found = f;
+				r->tdeg = mf;
+				r->examined = g[S_EXAMINED];
+				r->bexpand = g[S_BEXPAND];
+				r->t2 = kgpu_gtime();
+				loop_decide(L, k, maxlv, f, mf, mu, alpha, g[S_LOVF] == 0);
 			}
 		}
-		const int par = (int)(round & 1);
-		for (int k = threadIdx.x; k < d.nworld * NSUM; k += blockDim.x)
-			d.win[k / NSUM]->sums[par][d.me][k % NSUM] = s[k % NSUM];
-		raise_flags(d, PK_ROUND, 0, round);
-		finish_round(d, round, 1, hsum);
+		if (!loop_next(L))
+			break;
 	}
 }
 
@@ -664,6 +752,54 @@ static void await_round(kgpu_peer *p, const char *where)
 			CUDA_CHECK(e);
 	}
 	kgpu_peer_check_err(p, where);
+}
+
+namespace {
+
+template <typename Idx, typename Off, typename T>
+void peer_loop_run(kgpu_peer *p, u64 level, u64 mu, double alpha, int max)
+{
+	kgpu_state *st = p->st;
+	constexpr int ITEMS = sizeof(Idx) + sizeof(Off) > 8 ? 4 : 8;
+	auto kern = k_td_loop_peer<Idx, Off, ITEMS, T>;
+	if (loop_grid_of(st, kern) < 0)
+		KBUG("KBFS_CUDA_TD_LOOP: k_td_loop_peer cannot be resident"); // every rank would have to agree
+	td_ctx<Idx, Off> c = td_ctx_of<Idx, Off>(st, level);
+	c.wl = (u32 *)st->slot[KS_RLIST];
+	peer_dev d = p->d;
+	u64 *ownvis = kgpu_buf(st, KBFS_OWNVIS);
+	const T *tdeg = (const T *)st->slot[KS_TDEG];
+	u64 *fb0 = p->frontb[0], *fb1 = p->frontb[1], *cf0 = p->colfront[0], *cf1 = p->colfront[1];
+	kgpu_loop *L = (kgpu_loop *)st->slot[KS_LOOP];
+	u64 round0 = p->round + 1;
+	volatile u64 *hsum = p->dhsum;
+	void *args[] = {&c, &d, &ownvis, &tdeg, &fb0, &fb1, &cf0, &cf1, &L, &level, &round0, &max, &mu, &alpha, &hsum};
+	loop_launch(st, (const void *)kern, args);
+	KGPU_LAUNCHED("k_td_loop_peer");
+}
+
+} // namespace
+
+int kgpu_peer_td_loop(kgpu_peer *p, u64 level, u64 nf, u64 mu, double alpha, int max, kbfs_lrec *rec)
+{
+	kgpu_state *st = p->st;
+	if (!loop_can(st, 2, nf, max))
+		return 0;
+	if (max > KGPU_LOOP_MAX)
+		max = KGPU_LOOP_MAX;
+	loop_dispatch(st->g, [&](auto i, auto o, auto t) {
+		peer_loop_run<decltype(i), decltype(o), decltype(t)>(p, level, mu, alpha, max);
+		return 0;
+	});
+	const int n = loop_collect(st, rec);
+	kgpu_peer_check_err(p, "a loop of top-down levels");
+	if (n) {
+		p->round += (u64)n;
+		const int q = (int)((level + (u64)n - 1) & 1);
+		st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[q];
+		lists_of(p, q);
+	}
+	return n;
 }
 
 void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6])

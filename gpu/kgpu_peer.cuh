@@ -149,8 +149,9 @@ static __device__ __forceinline__ void block_add(ull *ctr, ull v)
 
 // The last block of a round, after raising its flags: every world rank's
 // round flag, then (sum) the counters into mapped host memory, hsum[7] =
-// round last, which the host polls.
-static __device__ void finish_round(const peer_dev &d, u64 round, int sum, volatile u64 *hsum)
+// round last, which the host polls (and into gsum, device memory, when not
+// NULL: KBFS_CUDA_TD_LOOP's levels read them there).
+static __device__ void finish_round(const peer_dev &d, u64 round, int sum, volatile u64 *hsum, u64 *gsum = nullptr)
 {
 	for (int r = threadIdx.x; r < d.nworld; r += blockDim.x)
 		if (r != d.me)
@@ -162,6 +163,8 @@ static __device__ void finish_round(const peer_dev &d, u64 round, int sum, volat
 		for (int r = 0; r < d.nworld; r++)
 			s += ((volatile u64 *)d.win[d.me]->sums[par][r])[threadIdx.x];
 		hsum[threadIdx.x] = s;
+		if (gsum)
+			gsum[threadIdx.x] = s;
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {

@@ -38,49 +38,17 @@
 // Visiting row r: test ROWVIS first and atomicOr only when the bit is clear
 // (test-and-test-and-set); the thread that flips the bit owns the row:
 // it sets ROWNEXT and writes PL[r] = level << 48 | parent.
-#include "kgpu_internal.cuh"
+#include "kgpu_td.cuh"
 
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
 namespace {
 
-enum { TD_BLOCK = 256, TD_SMALL = 1024 };
-
 struct nonzero_word {
 	const u64 *f;
 	__device__ __forceinline__ bool operator()(u32 w) const { return f[w] != 0; }
 };
-
-template <typename Idx, typename Off> struct td_ctx {
-	const Off *__restrict__ colptr;
-	const Idx *__restrict__ rowidx;
-	u64 *rowvis, *rownext, *pl;
-	u64 lvl;       // level << 48
-	u64 col_first; // global id of local column 0
-	kgpu_counters *cnt;
-	u32 *wl;       // a list level (k_td_list): ROWNEXT's words turned nonzero go here (else NULL)
-	u32 wlcap;     // ... the first wlcap of them
-};
-
-template <typename Idx, typename Off>
-__device__ __forceinline__ u32 td_visit(const td_ctx<Idx, Off> &c, u64 r, u64 col)
-{
-	const u64 w = r >> 6, m = 1ull << (r & 63);
-	if (c.rowvis[w] & m)
-		return 0;
-	if (atomicOr((ull *)&c.rowvis[w], (ull)m) & m)
-		return 0;
-	// a list level starts with ROWNEXT all zero, so the thread that finds a
-	// word zero is its only first writer: it lists the word for the update
-	if (!atomicOr((ull *)&c.rownext[w], (ull)m) && c.wl) {
-		const ull k = atomicAdd(&c.cnt->nwl, 1ull);
-		if (k < c.wlcap)
-			c.wl[k] = (u32)w;
-	}
-	c.pl[r] = c.lvl | (c.col_first + col);
-	return 1;
-}
 
 // ---- pieces -------------------------------------------------------------------
 
@@ -179,74 +147,6 @@ __global__ void k_td_collect(const u64 *__restrict__ colfront, u64 colw, const O
 
 // ---- expansions ---------------------------------------------------------------------
 
-// The edges [e0, e1) of a tile that this thread takes (ITEMS, interleaved
-// by the block size), all rowidx loads issued before any test.  The tile's
-// columns are staged: sS their first edges (n of them, ascending), sB
-// colptr - sS (edge e sits at rowidx[e + sB]), sC the column.  Returns the
-// rows this thread visited first.
-template <typename Idx, typename Off, int ITEMS, typename P>
-__device__ __forceinline__ ull td_tile(const td_ctx<Idx, Off> &c, u64 e0, u64 e1, const P *sS, int n, const Off *sB,
-				       const Idx *sC)
-{
-	Idx r[ITEMS], p[ITEMS];
-#pragma unroll
-	for (int it = 0; it < ITEMS; it++) {
-		const u64 e = e0 + threadIdx.x + (u64)it * TD_BLOCK;
-		r[it] = 0;
-		p[it] = 0;
-		if (e < e1) {
-			int a = 0, z = n - 1; // the last k with sS[k] <= e
-			while (a < z) {
-				const int m = (a + z + 1) >> 1;
-				if ((u64)sS[m] <= e)
-					a = m;
-				else
-					z = m - 1;
-			}
-			r[it] = c.rowidx[(Off)((Off)e + sB[a])];
-			p[it] = sC[a];
-		}
-	}
-	ull found = 0;
-#pragma unroll
-	for (int it = 0; it < ITEMS; it++)
-		if (e0 + threadIdx.x + (u64)it * TD_BLOCK < e1)
-			found += td_visit(c, r[it], p[it]);
-	return found;
-}
-
-// The common end of k_td_small and k_td_list: d[q] is the degree of the
-// staged column k = threadIdx.x * PER + q (sC[k], k < nv, staged by this
-// thread); the degrees' exclusive scan into sS, sB, then the tiles of the
-// nv columns' edges.  Returns their count.
-template <typename Idx, typename Off, int ITEMS, int PER, typename Scan>
-__device__ __forceinline__ u64 td_small_tiles(const td_ctx<Idx, Off> &c, typename Scan::TempStorage &tmp, u64 (&d)[PER],
-					      int nv, u64 *sS, Off *sB, const Idx *sC)
-{
-	u64 total;
-	Scan(tmp).ExclusiveSum(d, d, total);
-#pragma unroll
-	for (int q = 0; q < PER; q++) {
-		const int k = threadIdx.x * PER + q;
-		if (k < nv) {
-			sS[k] = d[q];
-			sB[k] = (Off)(c.colptr[sC[k]] - (Off)d[q]);
-		}
-	}
-	if (threadIdx.x == 0)
-		sS[nv] = total;
-	__syncthreads();
-	constexpr int TILE = TD_BLOCK * ITEMS;
-	const u64 E = total;
-	ull found = 0;
-	for (u64 t = blockIdx.x; t * TILE < E; t += gridDim.x) {
-		const u64 e0 = t * TILE, e1 = E - e0 < TILE ? E : e0 + TILE;
-		found += td_tile<Idx, Off, ITEMS>(c, e0, e1, sS, nv, sB, sC);
-	}
-	kgpu_count(&c.cnt->lfound, found);
-	return total;
-}
-
 // nvp: the vertex count in device memory (else nv).
 template <typename Idx, typename Off, int ITEMS>
 __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_lb(td_ctx<Idx, Off> c, const Idx *__restrict__ V,
@@ -310,113 +210,12 @@ __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_small(td_ctx<Idx, Off> c, co
 	td_small_tiles<Idx, Off, ITEMS, PER, Scan>(c, tmp, d, nv, sS, sB, sC);
 }
 
-// A list level: a frontier of at most TD_SMALL columns whose nonzero words
-// of F are listed (nseg segments of KGPU_LIST_CAP word numbers, counts in
-// cnts, segment s's words at F + s * segw): every block stages the
-// frontier's columns with edges from the lists (no pass over F, no
-// k_td_collect), then works as k_td_small; td_visit lists ROWNEXT's words
-// it turns nonzero (c.wl), so the update need not pass over ROWNEXT
-// either.  ROWNEXT is all zero at the start (every update clears the words
-// it reads).  Block 0 counts examined.
-template <typename Idx, typename Off, int ITEMS>
-__device__ __forceinline__ void td_list_body(const td_ctx<Idx, Off> &c, const u64 *__restrict__ colfront,
-					     const u32 *__restrict__ lists, const u32 *__restrict__ cnts, int nseg,
-					     u64 segw)
-{
-	constexpr int PER = TD_SMALL / TD_BLOCK;
-	typedef cub::BlockScan<u64, TD_BLOCK> Scan;
-	typedef cub::BlockScan<u32, TD_BLOCK> ScanU;
-	__shared__ union {
-		typename Scan::TempStorage s;
-		typename ScanU::TempStorage u;
-	} tmp;
-	__shared__ u64 sS[TD_SMALL + 1]; // the degrees, then their exclusive prefix
-	__shared__ Off sB[TD_SMALL];     // colptr[col] - prefix: edge e sits at rowidx[e + sB]
-	__shared__ Idx sC[TD_SMALL];     // the column
-	__shared__ u32 sOff[KGPU_LIST_SEGS + 1];
-	if (threadIdx.x == 0) {
-		u32 a = 0;
-		for (int s = 0; s < nseg; s++) {
-			sOff[s] = a;
-			a += cnts[s];
-		}
-		sOff[nseg] = a;
-	}
-	__syncthreads();
-	const u32 nw = sOff[nseg] < TD_SMALL ? sOff[nseg] : TD_SMALL; // <= nf <= TD_SMALL words
-	u64 word[PER], wi[PER];
-	u32 mine = 0;
-#pragma unroll
-	for (int q = 0; q < PER; q++) {
-		const u32 k = threadIdx.x * PER + q;
-		word[q] = 0;
-		wi[q] = 0;
-		if (k < nw) {
-			int s = 0;
-			while (k >= sOff[s + 1])
-				s++;
-			wi[q] = (u64)s * segw + lists[(u64)s * KGPU_LIST_CAP + (k - sOff[s])];
-			word[q] = colfront[wi[q]];
-			for (u64 x = word[q]; x; x &= x - 1) {
-				const u64 col = wi[q] * 64 + (__ffsll((long long)x) - 1);
-				mine += c.colptr[col + 1] != c.colptr[col];
-			}
-		}
-	}
-	u32 pos, nvt;
-	ScanU(tmp.u).ExclusiveSum(mine, pos, nvt);
-#pragma unroll
-	for (int q = 0; q < PER; q++)
-		for (u64 x = word[q]; x; x &= x - 1) {
-			const u64 col = wi[q] * 64 + (__ffsll((long long)x) - 1);
-			const Off d = c.colptr[col + 1] - c.colptr[col];
-			if (d && pos < TD_SMALL) {
-				sC[pos] = (Idx)col;
-				sS[pos] = (u64)d;
-				pos++;
-			}
-		}
-	__syncthreads();
-	const int nv = (int)(nvt < TD_SMALL ? nvt : TD_SMALL);
-	u64 d[PER];
-#pragma unroll
-	for (int q = 0; q < PER; q++) {
-		const int k = threadIdx.x * PER + q;
-		d[q] = k < nv ? sS[k] : 0;
-	}
-	const u64 total = td_small_tiles<Idx, Off, ITEMS, PER, Scan>(c, tmp.s, d, nv, sS, sB, sC);
-	if (blockIdx.x == 0 && threadIdx.x == 0 && total)
-		atomicAdd(&c.cnt->examined, (ull)total);
-}
-
 template <typename Idx, typename Off, int ITEMS>
 __global__ void __launch_bounds__(TD_BLOCK, 4) k_td_list(td_ctx<Idx, Off> c, const u64 *__restrict__ colfront,
 						      const u32 *__restrict__ lists, const u32 *__restrict__ cnts,
 						      int nseg, u64 segw)
 {
 	td_list_body<Idx, Off, ITEMS>(c, colfront, lists, cnts, nseg, segw);
-}
-
-// Every block of a cooperative launch waits here for all (bar: an arrival
-// count and a generation, zero at the first use).
-__device__ __forceinline__ void grid_sync(unsigned *bar)
-{
-	__syncthreads();
-	if (threadIdx.x == 0) {
-		volatile unsigned *gen = bar + 1;
-		const unsigned g = *gen;
-		__threadfence();
-		if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-			atomicExch(bar, 0u);
-			__threadfence();
-			atomicAdd(bar + 1, 1u);
-		} else {
-			while (*gen == g)
-				;
-		}
-		__threadfence();
-	}
-	__syncthreads();
 }
 
 // KBFS_CUDA_TD_LOOP=1 (an experiment; one rank, td_lists): small top-down
@@ -464,17 +263,12 @@ __global__ void __launch_bounds__(TD_BLOCK) k_td_loop(td_ctx<Idx, Off> c, u64 *_
 			r->found = f;
 			r->tdeg = mf;
 			r->examined = v->examined;
+			r->bexpand = 0;
 			r->t2 = kgpu_gtime();
 			v->found = v->examined = v->tdeg = v->lfound = v->nsel = v->nv = v->nwl = v->nfl = 0;
-			mu = mu > mf ? mu - mf : 0;
-			const bool stay_td = !(alpha > 0 && (double)mf > (double)mu / alpha);
-			L->lok = lok;
-			L->nlv = (unsigned)(k + 1);
-			L->cont = f > 0 && f <= TD_SMALL && lok && stay_td && k + 1 < maxlv;
-			__threadfence();
+			loop_decide(L, k, maxlv, f, mf, mu, alpha, lok);
 		}
-		grid_sync(L->bar);
-		if (!*(volatile unsigned *)&L->cont)
+		if (!loop_next(L))
 			break;
 	}
 }
@@ -642,23 +436,6 @@ template <typename T> void scan_inplace(kgpu_state *st, T *a, u64 n)
 	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(st->slot[KS_CUB], tb, a, a, (int64_t)n, st->s));
 }
 
-// The expansion's view of the engine at a level (no list: wl NULL).
-template <typename Idx, typename Off> td_ctx<Idx, Off> td_ctx_of(kgpu_state *st, u64 level)
-{
-	td_ctx<Idx, Off> c;
-	c.colptr = (const Off *)st->slot[KS_COLPTR];
-	c.rowidx = (const Idx *)st->slot[KS_ROWIDX];
-	c.rowvis = kgpu_buf(st, KBFS_ROWVIS);
-	c.rownext = kgpu_buf(st, KBFS_ROWNEXT);
-	c.pl = kgpu_buf(st, KBFS_PL);
-	c.lvl = level << KBFS_PARENT_BITS;
-	c.col_first = st->g.col_first;
-	c.cnt = st->cnt;
-	c.wl = nullptr;
-	c.wlcap = st->lcap;
-	return c;
-}
-
 template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64 nf, kbfs_step *out)
 {
 	const kgpu_geom &g = st->g;
@@ -809,75 +586,36 @@ void kgpu_top_down(kgpu_state *st, u64 level, u64 nf, kbfs_step *out)
 namespace {
 
 template <typename Idx, typename Off, typename T>
-int td_loop_run(kgpu_state *st, u64 level, u64 mu, double alpha, int max)
+void td_loop_run(kgpu_state *st, u64 level, u64 mu, double alpha, int max)
 {
 	constexpr int ITEMS = sizeof(Idx) + sizeof(Off) > 8 ? 4 : 8;
 	auto kern = k_td_loop<Idx, Off, ITEMS, T>;
-	if (!st->loop_grid) {
-		int per = 0;
-		CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, TD_BLOCK, 0));
-		st->loop_grid = per * kgpu_sm_count();
-		if (st->loop_grid > st->grid)
-			st->loop_grid = st->grid;
-		if (st->loop_grid < 1)
-			st->loop_grid = -1; // cannot run: the levels stay the host's
-	}
-	if (st->loop_grid < 0)
-		return 0;
-	const kgpu_geom &g = st->g;
+	if (loop_grid_of(st, kern) < 0)
+		return;
 	td_ctx<Idx, Off> c = td_ctx_of<Idx, Off>(st, level);
 	c.wl = (u32 *)st->slot[KS_RLIST];
 	u64 *front = kgpu_buf(st, KBFS_FRONT), *ownvis = kgpu_buf(st, KBFS_OWNVIS);
 	const T *tdeg = (const T *)st->slot[KS_TDEG];
-	u64 nbw = g.nbw;
+	u64 nbw = st->g.nbw;
 	u32 *fl = (u32 *)st->slot[KS_FLIST], cap = st->lcap;
 	kgpu_loop *L = (kgpu_loop *)st->slot[KS_LOOP];
 	void *args[] = {&c, &front, &ownvis, &tdeg, &nbw, &fl, &cap, &L, &level, &max, &mu, &alpha};
-	const cudaStream_t s = kgpu_queue(st);
-	CUDA_CHECK(cudaMemsetAsync(L, 0, offsetof(kgpu_loop, rec), s));
-	CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)kern, st->loop_grid, TD_BLOCK, args, 0, s));
+	loop_launch(st, (const void *)kern, args);
 	KGPU_LAUNCHED("k_td_loop");
-	CUDA_CHECK(cudaMemcpyAsync(st->hloop, L, sizeof *L, cudaMemcpyDeviceToHost, s));
-	CUDA_CHECK(cudaStreamSynchronize(s));
-	return (int)st->hloop->nlv;
 }
 
 } // namespace
 
 int kgpu_td_loop(kgpu_state *st, u64 level, u64 nf, u64 mu, double alpha, int max, kbfs_lrec *rec)
 {
-	if (!st->o.td_loop || st->lists != 1 || !st->list_ok || !st->o.td_lists || st->o.step_sync ||
-	    st->o.kernel != KGPU_K_LB || nf > TD_SMALL || nf == 0 || max < 1)
+	if (!loop_can(st, 1, nf, max) || !st->o.td_lists)
 		return 0;
 	if (max > KGPU_LOOP_MAX)
 		max = KGPU_LOOP_MAX;
-	if (!st->hloop)
-		CUDA_CHECK(cudaMallocHost((void **)&st->hloop, sizeof *st->hloop));
-	const kgpu_geom &g = st->g;
-	int n;
-	if (g.idx64)
-		n = g.off64 ? (g.tdeg64 ? td_loop_run<u64, u64, u64>(st, level, mu, alpha, max)
-					: td_loop_run<u64, u64, u32>(st, level, mu, alpha, max))
-			    : (g.tdeg64 ? td_loop_run<u64, u32, u64>(st, level, mu, alpha, max)
-					: td_loop_run<u64, u32, u32>(st, level, mu, alpha, max));
-	else
-		n = g.off64 ? (g.tdeg64 ? td_loop_run<u32, u64, u64>(st, level, mu, alpha, max)
-					: td_loop_run<u32, u64, u32>(st, level, mu, alpha, max))
-			    : (g.tdeg64 ? td_loop_run<u32, u32, u64>(st, level, mu, alpha, max)
-					: td_loop_run<u32, u32, u32>(st, level, mu, alpha, max));
-	const kgpu_loop *L = st->hloop;
-	for (int k = 0; k < n; k++) {
-		const kgpu_loop_rec *r = &L->rec[k];
-		rec[k].found = r->found;
-		rec[k].tdeg = r->tdeg;
-		rec[k].examined = r->examined;
-		rec[k].t_local = (double)(r->t1 - r->t0) * 1e-9;
-		rec[k].t_update = (double)(r->t2 - r->t1) * 1e-9;
-	}
-	if (n) {
-		st->list_ok = L->lok != 0;
-		st->last_tdeg = L->rec[n - 1].tdeg;
-		st->lvl_list = 0;
-	}
-	return n;
+	st->hloop->nlv = 0;
+	loop_dispatch(st->g, [&](auto i, auto o, auto t) {
+		td_loop_run<decltype(i), decltype(o), decltype(t)>(st, level, mu, alpha, max);
+		return 0;
+	});
+	return st->loop_grid < 0 ? 0 : loop_collect(st, rec);
 }

@@ -129,6 +129,22 @@ if [ $NCCL = 1 ]; then
 		sub_tap "engine $RX1 --transport peer, lists of at most 2 words (KBFS_CUDA_LIST_CAP=2)" \
 			prun "$RX1" "$TB/test_engine" --kernels lb --configs full --roots 4 --transport peer "$PART"
 		unset KBFS_CUDA_LIST_CAP
+		# the experiment of runs of small top-down levels in one launch a GPU
+		export KBFS_CUDA_TD_LOOP=1
+		sub_tap "engine $RX1 --transport peer, small top-down levels in one launch (KBFS_CUDA_TD_LOOP=1)" \
+			prun "$RX1" "$TB/test_engine" --kernels lb --configs full --roots 4 --transport peer "$PART"
+		export KBFS_CUDA_LIST_CAP=2
+		sub_tap "engine $RX1 --transport peer, KBFS_CUDA_TD_LOOP=1 with lists of at most 2 words" \
+			prun "$RX1" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
+		unset KBFS_CUDA_LIST_CAP
+		part 14 "$RX1"
+		rm -rf "$T/d"
+		export KBFS_CUDA_KTRACE=1
+		run_ok "kbfs --transport peer $RX1 scale 14, KBFS_CUDA_TD_LOOP=1: trees validate" \
+			prun "$RX1" kbfs --engine cuda --transport peer -n 8 --depth-out "$T/d" "$PART"
+		unset KBFS_CUDA_KTRACE KBFS_CUDA_TD_LOOP
+		ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu14"
+		ok "... small top-down levels ran in k_td_loop_peer" grep -q 'k_td_loop_peer ' "$T/err"
 	fi
 fi
 done_testing

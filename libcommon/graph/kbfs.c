@@ -324,9 +324,10 @@ static void level_on_device(kbfs_ctx *x, int dir, uint64_t level, uint64_t nf, i
 	t->lv_counts(t, cnt);
 }
 
-/* Top-down levels the engine runs by itself (kengine.h td_run; one rank):
- * their records, as the loop would have made them, the expansion's time as
- * local and the owner update's as update.  Returns the levels run (0: none);
+/* Top-down levels the engine runs by itself (kengine.h td_run, one rank; or
+ * the transport's lv_td_run, every rank): their records, as the loop would
+ * have made them, the expansion's time as local and the owner update's
+ * (with the round between the ranks) as update.  Returns the levels run (0: none);
  * *level, *nf, *prev_nf, *mf, *mu move past them. */
 static int levels_on_engine(kbfs_ctx *x, uint64_t *level, uint64_t *nf, uint64_t *prev_nf, uint64_t *mf,
 			    uint64_t *mu)
@@ -334,9 +335,11 @@ static int levels_on_engine(kbfs_ctx *x, uint64_t *level, uint64_t *nf, uint64_t
 	enum { MAXRUN = 64 };
 	kbfs_lrec rec[MAXRUN];
 	kbfs_engine *e = x->e;
+	kbfs_transport *t = x->t;
 	level_times(x); /* the levels before have their marks read now */
 	const double alpha = x->algo.direction == KBFS_DIR_AUTO ? x->algo.alpha : 0;
-	int k = e->td_run(e, *level, *nf, *mu, alpha, MAXRUN, rec);
+	int k = t->lv_td_run ? t->lv_td_run(t, *level, *nf, *mu, alpha, MAXRUN, rec)
+			     : e->td_run(e, *level, *nf, *mu, alpha, MAXRUN, rec);
 	KASSERT(k >= 0 && k <= MAXRUN);
 	for (int j = 0; j < k; j++) {
 		kbfs_level *l = new_level(x);
@@ -345,6 +348,7 @@ static int levels_on_engine(kbfs_ctx *x, uint64_t *level, uint64_t *nf, uint64_t
 		l->frontier = *nf;
 		l->found = rec[j].found;
 		l->examined = rec[j].examined;
+		l->bytes[KBFS_XG_EXPAND] = rec[j].bexpand;
 		l->time[KBFS_PH_LOCAL] = rec[j].t_local;
 		l->time[KBFS_PH_UPDATE] = rec[j].t_update;
 		*prev_nf = *nf;
@@ -374,7 +378,7 @@ int kbfs_search(kbfs_ctx *x, uint64_t root, uint64_t root_tdeg)
 	x->reached = 1;
 	x->tdeg_reached = root_tdeg;
 	int dir = x->algo.direction == KBFS_DIR_BU ? KBFS_DIR_BU : KBFS_DIR_TD;
-	const int on_engine = !dev && e->td_run && t->size(t, KBFS_WORLD) == 1;
+	const int on_engine = dev ? t->lv_td_run != NULL : e->td_run && t->size(t, KBFS_WORLD) == 1;
 	for (uint64_t level = 1;; level++) {
 		if (on_engine && level <= KBFS_MAX_LEVEL &&
 		    choose_direction(x, dir, nf, prev_nf, mf, mu) == KBFS_DIR_TD &&

@@ -133,8 +133,10 @@ typedef struct kbfs_step {
 
 /* One level a device ran by itself (td_run). */
 typedef struct kbfs_lrec {
-	uint64_t found, tdeg, examined; /* as update's and the local step's, this rank */
-	double t_local, t_update;       /* seconds: the expansion, the owner update */
+	uint64_t found, tdeg, examined; /* as update's and the local step's: this rank's (td_run),
+					 * every rank's (lv_td_run) */
+	uint64_t bexpand;               /* lv_td_run: the expand's bytes, every rank's */
+	double t_local, t_update;       /* seconds: the expansion, the owner update (and the round) */
 } kbfs_lrec;
 
 typedef struct kbfs_engine kbfs_engine;
@@ -316,7 +318,13 @@ struct kbfs_transport {
 	 *                       slot s, and a flag
 	 *   lv_ring_take(t, s, seg)  before sub-step s (> 0): waits for the
 	 *                       right neighbour's flag, then ROWVIS's segment
-	 *                       seg |= ring slot s - 1 */
+	 *                       seg |= ring slot s - 1
+	 *   lv_td_run(t, level, nf, mu, alpha, max, rec)  (optional) the
+	 *                       engine's td_run over the world: top-down
+	 *                       levels, their exchanges inside, while the next
+	 *                       is again one for it, decided on the world's
+	 *                       counts; rec[] the world's; every rank calls it
+	 *                       at the same level (0: none run, on every rank) */
 	void (*lv_start)(kbfs_transport *t);
 	void (*lv_fold)(kbfs_transport *t, uint64_t level);
 	void (*lv_update)(kbfs_transport *t, uint64_t level, int sv, uint64_t examined);
@@ -324,6 +332,8 @@ struct kbfs_transport {
 	void (*lv_pred)(kbfs_transport *t);
 	void (*lv_ring_give)(kbfs_transport *t, int s, int seg);
 	void (*lv_ring_take)(kbfs_transport *t, int s, int seg);
+	int (*lv_td_run)(kbfs_transport *t, uint64_t level, uint64_t nf, uint64_t mu, double alpha, int max,
+			 kbfs_lrec *rec);
 };
 
 /* The implementations in libcommon (fill *e / *t; no allocation yet). */
