@@ -1,8 +1,10 @@
 // kgpu_td.cuh: the top-down expansion's device pieces that kgpu_topdown.cu's
 // kernels and kgpu_peer.cu's loop of small levels (KBFS_CUDA_TD_LOOP) share:
 // the expansion's view (td_ctx), a row's visit, a tile of edges, the small
-// frontier's staged tiles, a list level's body, and a grid barrier of a
-// cooperative launch.  Each file that includes it gets its own copy.
+// frontier's staged tiles, a list level's body, a grid barrier of a
+// cooperative launch and the loop's decision; then the loop's host side
+// (its grid, launch, records, the 8 width combinations).  Each file that
+// includes it gets its own copy (one translation unit has all device code).
 #ifndef KGPU_TD_CUH
 #define KGPU_TD_CUH
 
