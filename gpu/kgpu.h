@@ -101,8 +101,9 @@ typedef struct kgpu_opts {
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
  * small graphs): KBFS_CUDA_TD_CHUNK=N sets td_chunk, KBFS_CUDA_OFF64=1 sets
  * off64, KBFS_CUDA_MARKS=0 sets no_marks, KBFS_CUDA_SPIN_US=N spin_us,
- * KBFS_CUDA_LIST_CAP=N list_cap, KBFS_CUDA_TD_LOOP=1 td_loop (all read here), KBFS_CUDA_FREE_BYTES=N makes the memory check see at most N
- * free bytes. */
+ * KBFS_CUDA_LIST_CAP=N list_cap, KBFS_CUDA_TD_LOOP=1 td_loop (all read
+ * here), KBFS_CUDA_FREE_BYTES=N makes the memory check see at most N free
+ * bytes. */
 void kgpu_opts_default(kgpu_opts *o);
 /* The defaults without the test hooks: what kgpu_opts_default starts from
  * in every build. */

@@ -37,18 +37,27 @@ extern "C" int kgpu_device_count(void)
 extern "C" int kgpu_built(void) { return 1; }
 extern "C" int kgpu_nccl_built(void) { return KBUILD_NCCL; }
 
+// The test hook name's value v as a number in [lo, hi] into *out; else a
+// warning that names it and says what it wants, and false.
+static bool hook_u64(const char *name, const char *v, uint64_t lo, uint64_t hi, const char *want, uint64_t *out)
+{
+	const char *end;
+	uint64_t n = 0;
+	if (knum_u64(v, &end, &n) == KNUM_OK && !*end && n >= lo && n <= hi) {
+		*out = n;
+		return true;
+	}
+	kwarn("ignoring %s='%s' (want %s)", name, v, want);
+	return false;
+}
+
 extern "C" void kgpu_opts_default(kgpu_opts *o)
 {
 	kgpu_opts_base(o);
+	uint64_t n;
 	const char *v = getenv("KBFS_CUDA_TD_CHUNK");
-	if (v && *v) {
-		const char *end;
-		uint64_t n = 0;
-		if (knum_u64(v, &end, &n) == KNUM_OK && !*end && n > 0 && n < (1ull << 30))
-			o->td_chunk = n;
-		else
-			kwarn("ignoring KBFS_CUDA_TD_CHUNK='%s' (want a word count from 1 to 2^30)", v);
-	}
+	if (v && *v && hook_u64("KBFS_CUDA_TD_CHUNK", v, 1, (1ull << 30) - 1, "a word count from 1 to 2^30", &n))
+		o->td_chunk = n;
 	v = getenv("KBFS_CUDA_OFF64");
 	if (v && strcmp(v, "1") == 0)
 		o->off64 = 1;
@@ -59,23 +68,11 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	if (v && strcmp(v, "1") == 0)
 		o->td_loop = 1;
 	v = getenv("KBFS_CUDA_LIST_CAP");
-	if (v) {
-		const char *end;
-		uint64_t n = 0;
-		if (knum_u64(v, &end, &n) == KNUM_OK && !*end && n >= 1 && n <= 1024)
-			o->list_cap = (unsigned)n;
-		else
-			kwarn("ignoring KBFS_CUDA_LIST_CAP='%s' (want a word count from 1 to 1024)", v);
-	}
+	if (v && hook_u64("KBFS_CUDA_LIST_CAP", v, 1, 1024, "a word count from 1 to 1024", &n))
+		o->list_cap = (unsigned)n;
 	v = getenv("KBFS_CUDA_SPIN_US");
-	if (v) {
-		const char *end;
-		uint64_t n = 0;
-		if (knum_u64(v, &end, &n) == KNUM_OK && !*end && n <= 100000)
-			o->spin_us = (unsigned)n;
-		else
-			kwarn("ignoring KBFS_CUDA_SPIN_US='%s' (want microseconds from 0 to 100000)", v);
-	}
+	if (v && hook_u64("KBFS_CUDA_SPIN_US", v, 0, 100000, "microseconds from 0 to 100000", &n))
+		o->spin_us = (unsigned)n;
 }
 
 // ---- KBFS_CUDA_KTRACE: each kernel's time on the GPU ------------------------------

@@ -17,13 +17,12 @@ kgpu_state *kgpu_state_of(kbfs_engine *e) { return (kgpu_state *)e->impl; }
 
 // ---- kernels ----------------------------------------------------------------
 
-// Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.  A warp
-// loads 32 consecutive words, one a lane, then takes each word with new
-// bits in turn, its lanes summing tdeg of bits l and l + 32 (coalesced).
-// With td_lists (fl: FRONT's nonzero words, fl[0] of them, cap + 1 when
-// more): RECV's words are cleared as they are read, a list level whose
-// listed words fit (rl) takes list_update in block 0, and otherwise the new
-// nonzero words are listed as they are found.
+// Owner update: new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new, over
+// every word (kgpu_update_words).  With td_lists (fl: FRONT's nonzero
+// words, fl[0] of them, cap + 1 when more): RECV's words are cleared as
+// they are read, a list level whose listed words fit (rl) takes
+// kgpu_list_update in block 0, and otherwise the new nonzero words are
+// listed as they are found.
 template <typename T>
 __global__ void k_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
 			 const T *__restrict__ tdeg, u64 nbw, kgpu_counters *cnt, kgpu_counters *pub,
@@ -64,8 +63,7 @@ __global__ void k_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *
 				fl[0] = c->nfl > cap ? cap + 1 : (u32)c->nfl;
 			pub->lovf = !lm && c->nfl > cap;
 		}
-		c->found = c->examined = c->tdeg = c->lfound = c->nsel = c->nv = c->ticket = 0;
-		c->nwl = c->nfl = 0;
+		kgpu_counters_clear(c);
 		__threadfence_system();
 	}
 }
@@ -432,11 +430,8 @@ static void top_down(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *out
 
 static int td_run(kbfs_engine *e, uint64_t level, uint64_t nf, uint64_t mu, double alpha, int max, kbfs_lrec *rec)
 {
-	KASSERT(level >= 1 && level <= KBFS_MAX_LEVEL);
-	kgpu_state *st = kgpu_state_of(e);
-	if (max > (int)(KBFS_MAX_LEVEL - level + 1))
-		max = (int)(KBFS_MAX_LEVEL - level + 1);
-	return kgpu_td_loop(st, level, nf, mu, alpha, max, rec);
+	KASSERT(level >= 1 && level + (uint64_t)max - 1 <= KBFS_MAX_LEVEL);
+	return kgpu_td_loop(kgpu_state_of(e), level, nf, mu, alpha, max, rec);
 }
 
 static void bottom_up(kbfs_engine *e, uint64_t level, uint64_t nf, kbfs_step *out)

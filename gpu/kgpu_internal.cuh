@@ -345,6 +345,14 @@ __device__ __forceinline__ void kgpu_count(ull *ctr, ull v)
 		atomicAdd(ctr, v);
 }
 
+// A level's counters zeroed for the next (one thread, once the level is
+// read: the update's last block, k_td_loop's lead).
+__device__ __forceinline__ void kgpu_counters_clear(volatile kgpu_counters *c)
+{
+	c->found = c->examined = c->tdeg = c->lfound = c->nsel = c->nv = c->ticket = 0;
+	c->nwl = c->nfl = 0;
+}
+
 // td_lists: the lanes with has list x at list[*ctr++] while the count is at
 // most cap (<= KGPU_LIST_CAP; one atomic a warp; once past it, none: the
 // list is then incomplete and its count says so).  Every lane of the warp

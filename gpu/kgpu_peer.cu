@@ -51,8 +51,7 @@
 // Every wait gives up after KBFS_PEER_TIMEOUT seconds (default 120): the
 // host then names the rank that did not answer and ends the job.
 // KBFS_PEER_TRACE=1 times the predecessor step's kernels (a line a search).
-#include "kgpu_peer.cuh"
-#include "kgpu_td.cuh"
+#include "kgpu_peer_update.cuh"
 
 #include <stdlib.h>
 #include <string.h>
@@ -112,169 +111,6 @@ __global__ void __launch_bounds__(PB) k_fold(peer_dev d, const u64 *__restrict__
 
 // ---- update: merge, owner update, next expand, shared visited, counters ---------
 
-// A list level's update on a one-column grid (td_lists, one block): the
-// words of ROWNEXT the expansion turned nonzero (rl, nw of them), cleared
-// as they are read, instead of every word; FRONTB[q]'s old nonzero words
-// (this rank's list of two levels ago) cleared and the new ones set, then
-// each of both pushed to the column as it now is (a word on both lists
-// goes twice, the same value), and the new list to every column peer.
-template <typename T>
-__device__ void peer_list_update(const peer_dev &d, int q, u64 *__restrict__ rownext, u64 *__restrict__ ownvis,
-				 u64 *__restrict__ frontb, const T *__restrict__ tdeg, const u32 *__restrict__ rl,
-				 u32 nw, ull &found, ull &td, ull &be)
-{
-	__shared__ u64 sN[KGPU_LIST_CAP];
-	__shared__ u32 sW[KGPU_LIST_CAP];
-	__shared__ u32 sNew;
-	const u32 *old = d.win[d.me]->clist[q][d.i];
-	const u32 nold = d.win[d.me]->ccount[q][d.i];
-	if (threadIdx.x == 0)
-		sNew = 0;
-	kgpu_list_take(rownext, ownvis, tdeg, rl, nw, sN, found, td);
-	for (u32 k = threadIdx.x; k < nold; k += blockDim.x)
-		frontb[old[k]] = 0;
-	__syncthreads();
-	for (u32 k = threadIdx.x; k < nw; k += blockDim.x)
-		if (sN[k]) {
-			frontb[rl[k]] = sN[k];
-			sW[atomicAdd(&sNew, 1u)] = rl[k];
-		}
-	__syncthreads();
-	const u32 nnew = sNew;
-	for (u32 k = threadIdx.x; k < nold + nnew; k += blockDim.x) {
-		const u32 x = k < nold ? old[k] : sW[k - nold];
-		const u64 v = frontb[x];
-		for (int r = 0; r < d.R; r++)
-			if (d.colf[q][r] != frontb)
-				d.colf[q][r][(u64)d.i * d.nbw + x] = v;
-		be += 8ull * (u64)(d.R - 1);
-	}
-	__syncthreads(); // the old list is read: now it is replaced, here and at every column peer
-	for (int r = 0; r < d.R; r++) {
-		peer_win *w = d.win[d.colrank[r]];
-		for (u32 k = threadIdx.x; k < nnew; k += blockDim.x)
-			w->clist[q][d.i][k] = sW[k];
-		if (threadIdx.x == 0)
-			w->ccount[q][d.i] = nnew;
-	}
-}
-
-// k_update's pass over every word (all blocks, grid-stride): per owned word the
-// row's segments merged (WON credited), the owner update, the next level's
-// expand pushed where it changed, shared visited, the new frontier's words
-// listed (td_lists).  xrecv, won, pred: grids of several columns only.
-template <typename T>
-__device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rownext, u64 *__restrict__ xrecv,
-			   u64 *__restrict__ ownvis, u64 *__restrict__ frontb, u64 *__restrict__ won,
-			   u64 *__restrict__ pred, const T *__restrict__ tdeg, kgpu_counters *cnt, ull &found, ull &td,
-			   ull &be, ull &bs)
-{
-	const int lane = threadIdx.x & 31, q = (int)(level & 1);
-	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
-	const u64 lvbits = level << KBFS_PARENT_BITS | KBFS_PARENT_MASK;
-	u32 *mylist = d.win[d.me]->clist[q][d.i];
-	for (u64 w0 = gw * 32; w0 < d.nbw; w0 += nwarps * 32) {
-		const u64 w = w0 + lane;
-		u64 n = 0;
-		if (w < d.nbw) {
-			const u64 ov = ownvis[w];
-			u64 acc = 0;
-			if (d.C == 1) {
-				acc = rownext[w];
-				if (d.lists && acc)
-					rownext[w] = 0; // a list level starts with ROWNEXT all zero
-			} else {
-				for (int m = 0; m < d.C; m++) {
-					u64 b;
-					if (m == d.j) {
-						b = rownext[(u64)m * d.nbw + w];
-					} else {
-						b = xrecv[(u64)m * d.nbw + w];
-						if (b)
-							xrecv[(u64)m * d.nbw + w] = 0;
-					}
-					const u64 mine = b & ~acc & ~ov;
-					if (mine)
-						won[(u64)m * d.nbw + w] |= mine;
-					acc |= b;
-				}
-			}
-			n = acc & ~ov;
-			if (n)
-				ownvis[w] = ov | n;
-			// the next level's expand: the words COLFRONT[q] holds otherwise
-			const u64 o = frontb[w];
-			if (d.dense || n != o) {
-				frontb[w] = n;
-				for (int r = 0; r < d.R; r++)
-					if (d.colf[q][r] != frontb)
-						d.colf[q][r][(u64)d.i * d.nbw + w] = n;
-				be += 8ull * (u64)(d.R - 1);
-			}
-			// shared visited: the owner's visited word to the row
-			if (d.sv && d.C > 1 && (d.dense || n)) {
-				const u64 v = ov | n;
-				for (int m = 0; m < d.C; m++)
-					d.rowvis[m][(u64)d.j * d.nbw + w] = v;
-				bs += 8ull * (u64)(d.C - 1);
-			}
-		}
-		if (d.lists)
-			kgpu_list_append(n != 0, (u32)w, mylist, &cnt->nfl, d.lcap);
-		found += __popcll(n);
-		kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) {
-			const u64 v = (w0 + (u64)l) * 64 + (u64)b;
-			td += tdeg[v];
-			if (d.C > 1) // the level now, the parent after the search (kgpu_peer_pred)
-				pred[v] = lvbits;
-		});
-	}
-}
-
-// The end of a level's update, by the block that finishes it (the last one,
-// or block 0 alone in list mode): this rank's sums to every rank, its list
-// to the column (made over the words), the round's flags, every rank's
-// round, the sums into hsum (and gsum, when not NULL).
-__device__ void peer_round_end(const peer_dev &d, kgpu_counters *cnt, u64 examined, bool lm, int q, u64 round,
-			       volatile u64 *hsum, u64 *gsum)
-{
-	__shared__ u64 s[NSUM];
-	__shared__ u32 sNfl;
-	const u32 *mylist = d.win[d.me]->clist[q][d.i];
-	if (threadIdx.x == 0) {
-		volatile kgpu_counters *c = cnt;
-		volatile ull *lvc = d.lvc;
-		s[S_FOUND] = c->found;
-		s[S_TDEG] = c->tdeg;
-		s[S_EXAMINED] = c->examined + examined;
-		s[S_BEXPAND] = lvc[0];
-		s[S_BFOLD] = lvc[1];
-		s[S_BSV] = lvc[2];
-		s[S_LOVF] = d.lists && !lm && c->nfl > d.lcap;
-		sNfl = (u32)(c->nfl > d.lcap ? d.lcap + 1 : c->nfl);
-		c->found = c->examined = c->tdeg = c->lfound = c->nsel = c->nv = c->ticket = 0;
-		c->nwl = c->nfl = 0;
-		lvc[0] = lvc[1] = lvc[2] = 0;
-	}
-	__syncthreads();
-	if (d.lists && !lm) { // the list made over the words, to every column peer
-		const u32 nl = sNfl;
-		for (int r = 0; r < d.R; r++) {
-			peer_win *w = d.win[d.colrank[r]];
-			if (w != d.win[d.me] && nl <= d.lcap)
-				for (u32 k = threadIdx.x; k < nl; k += blockDim.x)
-					w->clist[q][d.i][k] = mylist[k];
-			if (threadIdx.x == 0)
-				w->ccount[q][d.i] = nl;
-		}
-	}
-	const int par = (int)(round & 1);
-	for (int k = threadIdx.x; k < d.nworld * NSUM; k += blockDim.x)
-		d.win[k / NSUM]->sums[par][d.me][k % NSUM] = s[k % NSUM];
-	raise_flags(d, PK_ROUND, 0, round);
-	finish_round(d, round, 1, hsum, gsum);
-}
-
 template <typename T>
 __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__restrict__ rownext,
 					       u64 *__restrict__ xrecv, u64 *__restrict__ ownvis, u64 *__restrict__ frontb,
@@ -303,68 +139,6 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 	block_add(&d.lvc[2], bs);
 	if (lm ? only_block() : last_block(d))
 		peer_round_end(d, cnt, examined, lm, q, round, hsum, nullptr);
-}
-
-// KBFS_CUDA_TD_LOOP=1 on a one-column grid (an experiment): small top-down
-// levels back to back in one cooperative launch per rank, the rounds between
-// the GPUs inside it.  A level: the list body on COLFRONT[q'] (q' the last
-// level's parity) and this rank's column lists, a grid barrier, the update
-// (peer_list_update in block 0, or peer_words in every block), a barrier,
-// block 0 ends the round (peer_round_end: sums, lists, flags, every rank's
-// round, the global sums into L->gsum), its first thread records the level
-// and decides by the global sums (the same on every rank) whether the next
-// level is the loop's too; a barrier.
-template <typename Idx, typename Off, int ITEMS, typename T>
-__global__ void __launch_bounds__(TD_BLOCK) k_td_loop_peer(td_ctx<Idx, Off> c, peer_dev d, u64 *__restrict__ ownvis,
-							const T *__restrict__ tdeg, u64 *frontb0, u64 *frontb1,
-							u64 *colf0, u64 *colf1, kgpu_loop *L, u64 level0,
-							u64 round0, int maxlv, u64 mu, double alpha,
-							volatile u64 *hsum)
-{
-	const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
-	for (int k = 0; k < maxlv; k++) {
-		const u64 level = level0 + (u64)k;
-		const int q = (int)(level & 1), qp = q ^ 1;
-		if (lead)
-			L->rec[k].t0 = kgpu_gtime();
-		c.lvl = level << KBFS_PARENT_BITS;
-		td_list_body<Idx, Off, ITEMS>(c, qp ? colf1 : colf0, &d.win[d.me]->clist[qp][0][0],
-					      d.win[d.me]->ccount[qp], d.R, d.nbw);
-		grid_sync(L->bar);
-		if (lead)
-			L->rec[k].t1 = kgpu_gtime();
-		ull found = 0, td = 0, be = 0, bs = 0;
-		u64 *frontb = q ? frontb1 : frontb0;
-		const u32 nw = (u32)*(volatile ull *)&c.cnt->nwl;
-		const bool lm = nw <= d.lcap && *(volatile u32 *)&d.win[d.me]->ccount[q][d.i] <= d.lcap;
-		if (lm) {
-			if (blockIdx.x == 0)
-				peer_list_update(d, q, c.rownext, ownvis, frontb, tdeg, c.wl, nw, found, td, be);
-		} else {
-			peer_words(d, level, c.rownext, nullptr, ownvis, frontb, nullptr, nullptr, tdeg, c.cnt, found, td, be,
-				   bs);
-		}
-		kgpu_count(&c.cnt->found, found);
-		kgpu_count(&c.cnt->tdeg, td);
-		block_add(&d.lvc[0], be);
-		grid_sync(L->bar, true); // the pushes of every block reach the peers before block 0's flags
-		if (blockIdx.x == 0) {
-			peer_round_end(d, c.cnt, 0, lm, q, round0 + (u64)k, hsum, L->gsum);
-			if (threadIdx.x == 0) {
-				volatile u64 *g = L->gsum;
-				const u64 f = g[S_FOUND], mf = g[S_TDEG];
-				kgpu_loop_rec *r = &L->rec[k];
-				r->found = f;
-				r->tdeg = mf;
-				r->examined = g[S_EXAMINED];
-				r->bexpand = g[S_BEXPAND];
-				r->t2 = kgpu_gtime();
-				loop_decide(L, k, maxlv, f, mf, mu, alpha, g[S_LOVF] == 0);
-			}
-		}
-		if (!loop_next(L))
-			break;
-	}
 }
 
 // ---- bottom-up sub-steps: the ring along the processor row --------------------------
@@ -649,7 +423,7 @@ void kgpu_peer_teardown(kgpu_peer *p)
 }
 
 // td_lists: the next level's frontier lists are those of COLFRONT[q], here.
-static void lists_of(kgpu_peer *p, int q)
+void kgpu_peer_lists_of(kgpu_peer *p, int q)
 {
 	kgpu_state *st = p->st;
 	if (st->lists != 2)
@@ -673,7 +447,7 @@ void kgpu_peer_start(kgpu_peer *p)
 						   owner ? root - g.own_first : 0, kbfs_packed(0, root), p->round, p->dhsum);
 	KGPU_LAUNCHED("k_start");
 	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[0];
-	lists_of(p, 0);
+	kgpu_peer_lists_of(p, 0);
 }
 
 void kgpu_peer_fold(kgpu_peer *p, u64 level)
@@ -710,7 +484,7 @@ void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
 	st->lvl_list = 0;
 	// the next level reads what this one sent
 	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[q];
-	lists_of(p, q);
+	kgpu_peer_lists_of(p, q);
 }
 
 // The ring of a bottom-up level's sub-steps (kengine.h lv_ring_*): a give
@@ -752,54 +526,6 @@ static void await_round(kgpu_peer *p, const char *where)
 			CUDA_CHECK(e);
 	}
 	kgpu_peer_check_err(p, where);
-}
-
-namespace {
-
-template <typename Idx, typename Off, typename T>
-void peer_loop_run(kgpu_peer *p, u64 level, u64 mu, double alpha, int max)
-{
-	kgpu_state *st = p->st;
-	constexpr int ITEMS = sizeof(Idx) + sizeof(Off) > 8 ? 4 : 8;
-	auto kern = k_td_loop_peer<Idx, Off, ITEMS, T>;
-	if (loop_grid_of(st, kern) < 0)
-		KBUG("KBFS_CUDA_TD_LOOP: k_td_loop_peer cannot be resident"); // every rank would have to agree
-	td_ctx<Idx, Off> c = td_ctx_of<Idx, Off>(st, level);
-	c.wl = (u32 *)st->slot[KS_RLIST];
-	peer_dev d = p->d;
-	u64 *ownvis = kgpu_buf(st, KBFS_OWNVIS);
-	const T *tdeg = (const T *)st->slot[KS_TDEG];
-	u64 *fb0 = p->frontb[0], *fb1 = p->frontb[1], *cf0 = p->colfront[0], *cf1 = p->colfront[1];
-	kgpu_loop *L = (kgpu_loop *)st->slot[KS_LOOP];
-	u64 round0 = p->round + 1;
-	volatile u64 *hsum = p->dhsum;
-	void *args[] = {&c, &d, &ownvis, &tdeg, &fb0, &fb1, &cf0, &cf1, &L, &level, &round0, &max, &mu, &alpha, &hsum};
-	loop_launch(st, (const void *)kern, args);
-	KGPU_LAUNCHED("k_td_loop_peer");
-}
-
-} // namespace
-
-int kgpu_peer_td_loop(kgpu_peer *p, u64 level, u64 nf, u64 mu, double alpha, int max, kbfs_lrec *rec)
-{
-	kgpu_state *st = p->st;
-	if (!loop_can(st, 2, nf, max))
-		return 0;
-	if (max > KGPU_LOOP_MAX)
-		max = KGPU_LOOP_MAX;
-	loop_dispatch(st->g, [&](auto i, auto o, auto t) {
-		peer_loop_run<decltype(i), decltype(o), decltype(t)>(p, level, mu, alpha, max);
-		return 0;
-	});
-	const int n = loop_collect(st, rec);
-	kgpu_peer_check_err(p, "a loop of top-down levels");
-	if (n) {
-		p->round += (u64)n;
-		const int q = (int)((level + (u64)n - 1) & 1);
-		st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[q];
-		lists_of(p, q);
-	}
-	return n;
 }
 
 void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6])

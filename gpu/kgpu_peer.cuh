@@ -1,6 +1,7 @@
-// kgpu_peer.cuh: what the two halves of the peer transport share
-// (kgpu_peer.cu: set-up and the levels; kgpu_peer_pred.cu: the
-// predecessors after the search) and nothing else sees: the window every
+// kgpu_peer.cuh: what the parts of the peer transport share (kgpu_peer.cu:
+// set-up and the levels; kgpu_peer_pred.cu: the predecessors after the
+// search; kgpu_peer_loop.cu: KBFS_CUDA_TD_LOOP's runs of levels, with
+// kgpu_peer_update.cuh's update pieces) and nothing else sees: the window every
 // rank exports, the kernels' view of the peers, the flags' helpers and the
 // host state.  See kgpu_peer.cu for the protocol.
 #ifndef KGPU_PEER_CUH
@@ -210,6 +211,9 @@ struct kgpu_peer {
 
 // With trace, event k of the predecessor step (recorded on the stream).
 void kgpu_peer_trace_mark(kgpu_peer *p, int k);
+// td_lists: the next level's frontier lists (kgpu_state's llist ...) are
+// those of COLFRONT[q] (its parity), in this rank's window.
+void kgpu_peer_lists_of(kgpu_peer *p, int q);
 // A failed or silent rank (a wait gave up): kdie naming it.
 void kgpu_peer_check_err(kgpu_peer *p, const char *where);
 // The CUB temporary bytes of the predecessor step's scan of n tile counts.

@@ -315,21 +315,25 @@ static inline int loop_collect(kgpu_state *st, kbfs_lrec *rec)
 }
 
 // run(Idx{}, Off{}, T{}) for the engine's index, offset and tdeg widths.
-template <typename F> int loop_dispatch(const kgpu_geom &g, F run)
+template <typename F> void loop_dispatch(const kgpu_geom &g, F run)
 {
 	if (g.idx64)
-		return g.off64 ? (g.tdeg64 ? run(u64{}, u64{}, u64{}) : run(u64{}, u64{}, u32{}))
-			       : (g.tdeg64 ? run(u64{}, u32{}, u64{}) : run(u64{}, u32{}, u32{}));
-	return g.off64 ? (g.tdeg64 ? run(u32{}, u64{}, u64{}) : run(u32{}, u64{}, u32{}))
-		       : (g.tdeg64 ? run(u32{}, u32{}, u64{}) : run(u32{}, u32{}, u32{}));
+		g.off64 ? (g.tdeg64 ? run(u64{}, u64{}, u64{}) : run(u64{}, u64{}, u32{}))
+			: (g.tdeg64 ? run(u64{}, u32{}, u64{}) : run(u64{}, u32{}, u32{}));
+	else
+		g.off64 ? (g.tdeg64 ? run(u32{}, u64{}, u64{}) : run(u32{}, u64{}, u32{}))
+			: (g.tdeg64 ? run(u32{}, u32{}, u64{}) : run(u32{}, u32{}, u32{}));
 }
 
-// Whether a loop can take the level (both kinds; lists: the kind this one is).
-static inline bool loop_can(kgpu_state *st, int lists, u64 nf, int max)
+// Whether a loop can take the level (both kinds; lists: the kind this one
+// is); *max no more than a launch records.
+static inline bool loop_can(kgpu_state *st, int lists, u64 nf, int *max)
 {
 	if (!st->o.td_loop || st->lists != lists || !st->list_ok || st->o.step_sync || st->o.kernel != KGPU_K_LB ||
-	    nf > TD_SMALL || nf == 0 || max < 1)
+	    nf > TD_SMALL || nf == 0 || *max < 1)
 		return false;
+	if (*max > KGPU_LOOP_MAX)
+		*max = KGPU_LOOP_MAX;
 	if (!st->hloop)
 		CUDA_CHECK(cudaMallocHost((void **)&st->hloop, sizeof *st->hloop));
 	return true;

@@ -265,7 +265,7 @@ __global__ void __launch_bounds__(TD_BLOCK) k_td_loop(td_ctx<Idx, Off> c, u64 *_
 			r->examined = v->examined;
 			r->bexpand = 0;
 			r->t2 = kgpu_gtime();
-			v->found = v->examined = v->tdeg = v->lfound = v->nsel = v->nv = v->nwl = v->nfl = 0;
+			kgpu_counters_clear(v);
 			loop_decide(L, k, maxlv, f, mf, mu, alpha, lok);
 		}
 		if (!loop_next(L))
@@ -450,7 +450,7 @@ template <typename Idx, typename Off> void td_run(kgpu_state *st, u64 level, u64
 
 	memset(out, 0, sizeof *out);
 	st->lvl_list = 0;
-	if (st->lists && st->list_ok && st->o.td_lists && !st->o.step_sync && kernel == KGPU_K_LB && nf <= TD_SMALL) {
+	if (st->lists && st->list_ok && !st->o.step_sync && kernel == KGPU_K_LB && nf <= TD_SMALL) {
 		// a list level: no pass over F or ROWNEXT; blocks for the edges the
 		// frontier's total degree bounds
 		constexpr int ITEMS = sizeof(Idx) + sizeof(Off) > 8 ? 4 : 8;
@@ -608,14 +608,10 @@ void td_loop_run(kgpu_state *st, u64 level, u64 mu, double alpha, int max)
 
 int kgpu_td_loop(kgpu_state *st, u64 level, u64 nf, u64 mu, double alpha, int max, kbfs_lrec *rec)
 {
-	if (!loop_can(st, 1, nf, max) || !st->o.td_lists)
+	if (!loop_can(st, 1, nf, &max))
 		return 0;
-	if (max > KGPU_LOOP_MAX)
-		max = KGPU_LOOP_MAX;
-	st->hloop->nlv = 0;
 	loop_dispatch(st->g, [&](auto i, auto o, auto t) {
 		td_loop_run<decltype(i), decltype(o), decltype(t)>(st, level, mu, alpha, max);
-		return 0;
 	});
 	return st->loop_grid < 0 ? 0 : loop_collect(st, rec);
 }

@@ -336,11 +336,16 @@ static int levels_on_engine(kbfs_ctx *x, uint64_t *level, uint64_t *nf, uint64_t
 	kbfs_lrec rec[MAXRUN];
 	kbfs_engine *e = x->e;
 	kbfs_transport *t = x->t;
-	level_times(x); /* the levels before have their marks read now */
 	const double alpha = x->algo.direction == KBFS_DIR_AUTO ? x->algo.alpha : 0;
-	int k = t->lv_td_run ? t->lv_td_run(t, *level, *nf, *mu, alpha, MAXRUN, rec)
-			     : e->td_run(e, *level, *nf, *mu, alpha, MAXRUN, rec);
-	KASSERT(k >= 0 && k <= MAXRUN);
+	/* no level past the packed entries' limit (the loop's own check is at
+	 * each level's start, which these do not pass through) */
+	const uint64_t room = KBFS_MAX_LEVEL - *level + 1;
+	const int max = room < MAXRUN ? (int)room : MAXRUN;
+	int k = t->lv_td_run ? t->lv_td_run(t, *level, *nf, *mu, alpha, max, rec)
+			     : e->td_run(e, *level, *nf, *mu, alpha, max, rec);
+	KASSERT(k >= 0 && k <= max);
+	if (k)
+		level_times(x); /* the levels before have their marks read before these join them */
 	for (int j = 0; j < k; j++) {
 		kbfs_level *l = new_level(x);
 		l->level = (uint32_t)(*level + (uint64_t)j);
