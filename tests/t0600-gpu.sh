@@ -260,7 +260,7 @@ ok "... no list level then: k_td_collect and k_td_small instead" \
 run_ok "KBFS_CUDA_TD_LOOP=1 KBFS_CUDA_KTRACE=1 kbfs: the trees validate" \
 	env KBFS_CUDA_TD_LOOP=1 KBFS_CUDA_KTRACE=1 kbfs --engine cuda -n 4 "$PART"
 ok "... small top-down levels ran in k_td_loop" grep -q '^ktrace\[rank 0\]: k_td_loop ' "$T/err"
-run_ok "KBFS_CUDA_LIST_CAP=nonsense: the search runs" env KBFS_CUDA_LIST_CAP=0 kbfs --engine cuda -n 1 "$PART"
+run_ok "KBFS_CUDA_LIST_CAP=0 (out of range): the search runs" env KBFS_CUDA_LIST_CAP=0 kbfs --engine cuda -n 1 "$PART"
 stderr_has "ignoring KBFS_CUDA_LIST_CAP" "... with a warning naming the variable"
 
 # memory plan: --dry-run prints it; a run that does not fit stops before allocating
