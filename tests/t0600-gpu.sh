@@ -260,6 +260,17 @@ ok "... no list level then: k_td_collect and k_td_small instead" \
 run_ok "KBFS_CUDA_TD_LOOP=1 KBFS_CUDA_KTRACE=1 kbfs: the trees validate" \
 	env KBFS_CUDA_TD_LOOP=1 KBFS_CUDA_KTRACE=1 kbfs --engine cuda -n 4 "$PART"
 ok "... small top-down levels ran in k_td_loop" grep -q '^ktrace\[rank 0\]: k_td_loop ' "$T/err"
+# all top-down: the loop declines the levels of more than 1,024 frontier
+# vertices, which run level by level between its runs; each keeps its time
+run_ok "KBFS_CUDA_TD_LOOP=1 kbfs --direction top-down --json: the trees validate" \
+	env KBFS_CUDA_TD_LOOP=1 kbfs --engine cuda --direction top-down -n 4 --json "$T/lp.json" "$PART"
+ok "... a level of more than 1,024 frontier vertices ran between the loop's runs, and every level has a time" python3 -c "
+import json
+d = json.load(open('$T/lp.json'))
+lv = [l for r in d['roots'] for l in r['levels']]
+assert any(l['frontier'] > 1024 for l in lv), 'no level left to the host'
+z = [(r['root'], l['level']) for r in d['roots'] for l in r['levels'] if sum(l['time'].values()) <= 0]
+assert not z, 'levels without a time: %s' % z"
 run_ok "KBFS_CUDA_LIST_CAP=0 (out of range): the search runs" env KBFS_CUDA_LIST_CAP=0 kbfs --engine cuda -n 1 "$PART"
 stderr_has "ignoring KBFS_CUDA_LIST_CAP" "... with a warning naming the variable"
 

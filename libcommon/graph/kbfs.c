@@ -344,8 +344,9 @@ static int levels_on_engine(kbfs_ctx *x, uint64_t *level, uint64_t *nf, uint64_t
 	int k = t->lv_td_run ? t->lv_td_run(t, *level, *nf, *mu, alpha, max, rec)
 			     : e->td_run(e, *level, *nf, *mu, alpha, max, rec);
 	KASSERT(k >= 0 && k <= max);
-	if (k)
-		level_times(x); /* the levels before have their marks read before these join them */
+	if (!k)
+		return 0; /* declined: the levels before keep their marks, read later */
+	level_times(x); /* the levels before have their marks read before these join them */
 	for (int j = 0; j < k; j++) {
 		kbfs_level *l = new_level(x);
 		l->level = (uint32_t)(*level + (uint64_t)j);
@@ -363,7 +364,7 @@ static int levels_on_engine(kbfs_ctx *x, uint64_t *level, uint64_t *nf, uint64_t
 		x->reached += *nf;
 		x->tdeg_reached += *mf;
 	}
-	x->ntimed = x->nlv; /* timed here, no marks */
+	x->ntimed = x->nlv; /* these timed here, without marks */
 	*level += (uint64_t)k;
 	return k;
 }
