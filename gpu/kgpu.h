@@ -93,6 +93,8 @@ typedef struct kgpu_opts {
 			       * levels in one cooperative launch, no host between them (kengine.h td_run) */
 	unsigned list_cap;    /* td_lists: words a list holds (0: 1024; KBFS_CUDA_LIST_CAP=N, a test hook
 			       * that makes lists overflow on small graphs) */
+	int tdeg_batch;       /* the owner update: words with new bits a warp takes together, their tdeg
+			       * loads in flight at once: 1, 4 or 8 (default 8; KBFS_CUDA_TDEG_BATCH=N) */
 	unsigned spin_us;     /* KBFS_CUDA_SPIN_US=N (an experiment): each level starts with an N us
 			       * spin on the GPU, during which the host queues the level's work, so
 			       * the phase times are the GPU's alone, without the host's gaps */
@@ -101,7 +103,8 @@ typedef struct kgpu_opts {
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
  * small graphs): KBFS_CUDA_TD_CHUNK=N sets td_chunk, KBFS_CUDA_OFF64=1 sets
  * off64, KBFS_CUDA_MARKS=0 sets no_marks, KBFS_CUDA_SPIN_US=N spin_us,
- * KBFS_CUDA_LIST_CAP=N list_cap, KBFS_CUDA_TD_LOOP=1 td_loop (all read
+ * KBFS_CUDA_LIST_CAP=N list_cap, KBFS_CUDA_TD_LOOP=1 td_loop,
+ * KBFS_CUDA_TDEG_BATCH=N tdeg_batch (all read
  * here), KBFS_CUDA_FREE_BYTES=N makes the memory check see at most N free
  * bytes. */
 void kgpu_opts_default(kgpu_opts *o);
@@ -121,6 +124,7 @@ static inline void kgpu_opts_base(kgpu_opts *o)
 	o->td_small = 1;
 	o->td_lists = 1;
 	o->peer = 1;
+	o->tdeg_batch = 8;
 }
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */
 int kgpu_kernel_parse(const char *name);

@@ -70,6 +70,13 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	v = getenv("KBFS_CUDA_LIST_CAP");
 	if (v && hook_u64("KBFS_CUDA_LIST_CAP", v, 1, 1024, "a word count from 1 to 1024", &n))
 		o->list_cap = (unsigned)n;
+	v = getenv("KBFS_CUDA_TDEG_BATCH");
+	if (v && hook_u64("KBFS_CUDA_TDEG_BATCH", v, 1, 8, "1, 4 or 8", &n)) {
+		if (n == 1 || n == 4 || n == 8)
+			o->tdeg_batch = (int)n;
+		else
+			kwarn("ignoring KBFS_CUDA_TDEG_BATCH='%s' (want 1, 4 or 8)", v);
+	}
 	v = getenv("KBFS_CUDA_SPIN_US");
 	if (v && hook_u64("KBFS_CUDA_SPIN_US", v, 0, 100000, "microseconds from 0 to 100000", &n))
 		o->spin_us = (unsigned)n;

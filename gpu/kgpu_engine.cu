@@ -26,7 +26,7 @@ kgpu_state *kgpu_state_of(kbfs_engine *e) { return (kgpu_state *)e->impl; }
 template <typename T>
 __global__ void k_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
 			 const T *__restrict__ tdeg, u64 nbw, kgpu_counters *cnt, kgpu_counters *pub,
-			 const u32 *__restrict__ rl, u32 *__restrict__ fl, int listlevel, u32 cap)
+			 const u32 *__restrict__ rl, u32 *__restrict__ fl, int listlevel, u32 cap, int batch)
 {
 	ull found = 0, td = 0;
 	const bool lm = fl && listlevel && cnt->nwl <= cap && fl[0] <= cap;
@@ -38,7 +38,7 @@ __global__ void k_update(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *
 			return;
 		kgpu_list_update(recv, ownvis, front, tdeg, rl, fl, (u32)cnt->nwl, found, td);
 	} else {
-		kgpu_update_words(recv, ownvis, front, tdeg, nbw, fl, cap, cnt, found, td);
+		kgpu_update_words(recv, ownvis, front, tdeg, nbw, fl, cap, cnt, batch, found, td);
 	}
 	kgpu_count(&cnt->found, found);
 	kgpu_count(&cnt->tdeg, td);
@@ -461,11 +461,11 @@ static void update(kbfs_engine *e, kbfs_step *out)
 	if (st->g.tdeg64)
 		k_update<u64><<<nbk, 256, 0, s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
 						 kgpu_buf(st, KBFS_FRONT), (const u64 *)st->slot[KS_TDEG], st->g.nbw,
-						 st->cnt, st->dpub, rl, fl, st->lvl_list, st->lcap);
+						 st->cnt, st->dpub, rl, fl, st->lvl_list, st->lcap, st->o.tdeg_batch);
 	else
 		k_update<u32><<<nbk, 256, 0, s>>>(kgpu_buf(st, KBFS_RECV), kgpu_buf(st, KBFS_OWNVIS),
 						 kgpu_buf(st, KBFS_FRONT), (const u32 *)st->slot[KS_TDEG], st->g.nbw,
-						 st->cnt, st->dpub, rl, fl, st->lvl_list, st->lcap);
+						 st->cnt, st->dpub, rl, fl, st->lvl_list, st->lcap, st->o.tdeg_batch);
 	KGPU_LAUNCHED("k_update");
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 	const volatile kgpu_counters *c = st->hpub;

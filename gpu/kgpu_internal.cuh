@@ -395,6 +395,58 @@ template <typename F> __device__ __forceinline__ void kgpu_warp_bits(u64 x, u64 
 	}
 }
 
+// The sum of tdeg over the set bits of a warp's 32 words (x, one a lane;
+// word l's bit b is vertex (w0 + l) * 64 + b), the words with bits taken B
+// at a time: the lanes load entries lane and lane + 32 of each of the B
+// words before adding any, so B words' loads are in flight together.  One
+// word at a time (B = 1), a chunk of 32 dense words is 32 trips to memory
+// in a row, and the hub words at the start of every block (kpart's degree
+// order) make that one warp's path the update's, whatever the number of
+// GPUs.  f(l, b) runs for each set bit too.  Every lane calls it.
+template <int B, typename T, typename F>
+__device__ __forceinline__ ull kgpu_warp_tdeg_b(u64 x, u64 w0, const T *__restrict__ tdeg, F f)
+{
+	const int lane = kgpu_lane();
+	unsigned todo = __ballot_sync(KGPU_FULL, x != 0);
+	ull td = 0;
+	while (todo) {
+		T v[2 * B];
+#pragma unroll
+		for (int k = 0; k < B; k++) {
+			const int l = todo ? __ffs(todo) - 1 : 0; // todo is the warp's: the same in every lane
+			const u64 xx = todo ? __shfl_sync(KGPU_FULL, x, l) : 0;
+			todo &= todo - 1;
+			const u64 base = (w0 + (u64)l) * 64;
+#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				const int b = lane + 32 * h;
+				const bool on = (xx >> b) & 1;
+				v[2 * k + h] = on ? tdeg[base + (u64)b] : (T)0;
+				if (on)
+					f(l, b);
+			}
+		}
+#pragma unroll
+		for (int k = 0; k < 2 * B; k++)
+			td += v[k];
+	}
+	return td;
+}
+
+// kgpu_warp_tdeg_b with B = batch (1, 4 or 8; kgpu_opts.tdeg_batch).
+template <typename T, typename F>
+__device__ __forceinline__ ull kgpu_warp_tdeg(int batch, u64 x, u64 w0, const T *__restrict__ tdeg, F f)
+{
+	switch (batch) {
+	case 1:
+		return kgpu_warp_tdeg_b<1>(x, w0, tdeg, f);
+	case 4:
+		return kgpu_warp_tdeg_b<4>(x, w0, tdeg, f);
+	default:
+		return kgpu_warp_tdeg_b<8>(x, w0, tdeg, f);
+	}
+}
+
 // td_lists: the first part of a list level's owner update (one block): for
 // each listed word x = rl[k] (k < nw) the new bits n = recv & ~ownvis, RECV
 // cleared as it is read, OWNVIS |= n, sN[k] = n; found and td (tdeg over
@@ -448,14 +500,15 @@ __device__ void kgpu_list_update(u64 *__restrict__ recv, u64 *__restrict__ ownvi
 
 // The owner update over every word (all blocks, grid-stride; kgpu_engine.cu's
 // k_update, k_td_loop): new = RECV & ~OWNVIS; OWNVIS |= new; FRONT = new.  A
-// warp loads 32 consecutive words, one a lane, then takes each word with new
-// bits in turn, its lanes summing tdeg of bits l and l + 32 (coalesced).
+// warp loads 32 consecutive words, one a lane, then takes the words with new
+// bits batch at a time (kgpu_warp_tdeg), its lanes summing tdeg of bits l
+// and l + 32 (coalesced).
 // With fl (td_lists): RECV cleared as it is read, the new nonzero words
 // listed at fl + 1 (cnt->nfl counts them, the first cap kept).
 template <typename T>
 __device__ void kgpu_update_words(u64 *__restrict__ recv, u64 *__restrict__ ownvis, u64 *__restrict__ front,
 				  const T *__restrict__ tdeg, u64 nbw, u32 *__restrict__ fl, u32 cap, kgpu_counters *cnt,
-				  ull &found, ull &td)
+				  int batch, ull &found, ull &td)
 {
 	const int lane = threadIdx.x & 31;
 	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
@@ -474,7 +527,7 @@ __device__ void kgpu_update_words(u64 *__restrict__ recv, u64 *__restrict__ ownv
 		if (fl)
 			kgpu_list_append(n != 0, (u32)w, fl + 1, &cnt->nfl, cap);
 		found += __popcll(n);
-		kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) { td += tdeg[(w0 + (u64)l) * 64 + (u64)b]; });
+		td += kgpu_warp_tdeg(batch, n, w0, tdeg, [](int, int) {});
 	}
 }
 

@@ -299,6 +299,7 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	d.nbw = g.nbw;
 	d.nb = g.nb;
 	d.dense = st->o.dense_push;
+	d.tbatch = st->o.tdeg_batch;
 	// td_lists on a one-column grid: the update lists the new frontier's words
 	// for every column peer (the engine's own lists are for one rank only)
 	d.lists = st->o.td_lists && !d.dense && g.C == 1 && g.R <= KGPU_LIST_SEGS && g.nbw < (1ull << 32);

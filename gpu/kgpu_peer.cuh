@@ -37,6 +37,7 @@ struct peer_dev {
 	int dense, sv; // sv: set per level (kgpu_peer_update)
 	int lists;     // td_lists (C == 1): the update keeps the frontier's lists
 	u32 lcap;      // ... of at most lcap words (kgpu_state.lcap)
+	int tbatch;    // the update's words a warp takes together (kgpu_opts.tdeg_batch)
 	u64 timeout_ns;
 	peer_win *win[PEER_MAX];    // every world rank's window as this rank addresses it
 	u64 *colf[2][PEER_MAX];     // COLFRONT[q] of P(r,j), by r

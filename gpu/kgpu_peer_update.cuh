@@ -120,11 +120,9 @@ __device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rowne
 		if (d.lists)
 			kgpu_list_append(n != 0, (u32)w, mylist, &cnt->nfl, d.lcap);
 		found += __popcll(n);
-		kgpu_warp_bits(n, 0, [&](int l, int b, u64, u64) {
-			const u64 v = (w0 + (u64)l) * 64 + (u64)b;
-			td += tdeg[v];
+		td += kgpu_warp_tdeg(d.tbatch, n, w0, tdeg, [&](int l, int b) {
 			if (d.C > 1) // the level now, the parent after the search (kgpu_peer_pred)
-				pred[v] = lvbits;
+				pred[(w0 + (u64)l) * 64 + (u64)b] = lvbits;
 		});
 	}
 }

@@ -25,6 +25,7 @@ template <typename Idx, typename Off> struct td_ctx {
 	kgpu_counters *cnt;
 	u32 *wl;       // a list level (k_td_list): ROWNEXT's words turned nonzero go here (else NULL)
 	u32 wlcap;     // ... the first wlcap of them
+	int tbatch;    // the update's words a warp takes together (kgpu_opts.tdeg_batch)
 };
 
 template <typename Idx, typename Off>
@@ -234,6 +235,7 @@ template <typename Idx, typename Off> td_ctx<Idx, Off> td_ctx_of(kgpu_state *st,
 	c.cnt = st->cnt;
 	c.wl = nullptr;
 	c.wlcap = st->lcap;
+	c.tbatch = st->o.tdeg_batch;
 	return c;
 }
 

@@ -248,7 +248,7 @@ __global__ void __launch_bounds__(TD_BLOCK) k_td_loop(td_ctx<Idx, Off> c, u64 *_
 			if (blockIdx.x == 0)
 				kgpu_list_update(c.rownext, ownvis, front, tdeg, c.wl, fl, nw, found, td);
 		} else {
-			kgpu_update_words(c.rownext, ownvis, front, tdeg, nbw, fl, cap, c.cnt, found, td);
+			kgpu_update_words(c.rownext, ownvis, front, tdeg, nbw, fl, cap, c.cnt, c.tbatch, found, td);
 		}
 		kgpu_count(&c.cnt->found, found);
 		kgpu_count(&c.cnt->tdeg, td);

@@ -87,6 +87,12 @@ for g in $RARE; do
 			prun "$g" "$TB/test_engine" --configs quick --roots 4 --kernels lb "$P12"
 		unset KBFS_CUDA_LIST_CAP KBFS_CUDA_TD_LOOP
 	fi
+	# the owner update's tdeg sums one word at a time and four at a time
+	# (the default takes eight)
+	for tb in 1 4; do
+		sub_tap "engine $g: the update's words one batch of $tb (KBFS_CUDA_TDEG_BATCH=$tb)" \
+			prun "$g" env KBFS_CUDA_TDEG_BATCH=$tb "$TB/test_engine" --configs quick --roots 3 --kernels lb "$P12"
+	done
 	sub_tap "engine $g: a wait after every step (--step-sync)" \
 		prun "$g" "$TB/test_engine" --configs quick --roots 3 --step-sync "$P12"
 	sub_tap "engine $g: bottom-up word kernel (--bu-kernel word)" \
@@ -273,6 +279,8 @@ z = [(r['root'], l['level']) for r in d['roots'] for l in r['levels'] if sum(l['
 assert not z, 'levels without a time: %s' % z"
 run_ok "KBFS_CUDA_LIST_CAP=0 (out of range): the search runs" env KBFS_CUDA_LIST_CAP=0 kbfs --engine cuda -n 1 "$PART"
 stderr_has "ignoring KBFS_CUDA_LIST_CAP" "... with a warning naming the variable"
+run_ok "KBFS_CUDA_TDEG_BATCH=3 (not 1, 4 or 8): the search runs" env KBFS_CUDA_TDEG_BATCH=3 kbfs --engine cuda -n 1 "$PART"
+stderr_has "ignoring KBFS_CUDA_TDEG_BATCH='3' (want 1, 4 or 8)" "... with a warning naming the variable and the values"
 
 # memory plan: --dry-run prints it; a run that does not fit stops before allocating
 run_ok "kbfs --engine cuda --dry-run" kb 1x1 --engine cuda --dry-run "$PART"

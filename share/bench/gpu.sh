@@ -24,7 +24,8 @@
 # device call: gpu.sh --multi --weak --shm --drop --svg FILE 26 28.
 # The ablation: the input's order (a kpart --relabel none partition), the
 # default validated and not, then without the phase marks (KBFS_CUDA_MARKS=0:
-# what their events cost), then one option off at a time: --step-sync,
+# what their events cost), the update's degree sums a word at a time
+# (KBFS_CUDA_TDEG_BATCH=1), then one option off at a time: --step-sync,
 # --no-bu-first, --no-td-small, --no-td-lists, --bu-kernel word, the first
 # issue's path, --kernel edge (word kernel and
 # step waits), the directions, the exchanges (grids of several ranks: the
@@ -284,6 +285,8 @@ ablation)
 	if [ $wired = 1 ]; then
 		# what the phase marks cost (their events; the phase times are then 0)
 		KBFS_CUDA_MARKS=0 search "s$SCALE-$GRID-no-marks" "$GRID" $ng -n "$ROOTS" --no-validate
+		# the update's degree sums one word at a time (the default: eight)
+		KBFS_CUDA_TDEG_BATCH=1 search "s$SCALE-$GRID-tdeg-batch-1" "$GRID" $ng -n "$ROOTS" --no-validate
 		search "s$SCALE-$GRID-step-sync" "$GRID" $ng -n "$ROOTS" --no-validate --step-sync
 		search "s$SCALE-$GRID-no-bu-first" "$GRID" $ng -n "$ROOTS" --no-validate --no-bu-first
 		search "s$SCALE-$GRID-no-td-small" "$GRID" $ng -n "$ROOTS" --no-validate --no-td-small
