@@ -132,6 +132,8 @@ run_ok "--json" kpart --json -R 1 -C 2 -o "$T/j" "$T/g10.kg"
 ok "--json: one JSON object with construction_time" grep -q '"construction_time":' "$T/out"
 run_ok "-v" kpart -v -R 1 -C 2 -o "$T/v" "$T/g10.kg"
 ok "-v: phase timings on stderr" grep -q "sort, dedup" "$T/err"
+ok "-v: step 4's parts timed too (degrees summed, degree order, CSC relabelled)" \
+	sh -c "grep -q '  tuple degrees summed ' '$T/err' && grep -q '  degrees, degree order ' '$T/err' && grep -q '  CSC relabelled' '$T/err'"
 
 # --engine: cpu and auto build the default's files; without a GPU auto is
 # the CPU and cuda is refused (t0645 compares the GPU's files with the

@@ -235,6 +235,15 @@ static void finish_part(const plan *pl, part *p, kpart_devbuild *db, const uint6
 		kpart_remap_csc(pl, &p->b, colperm, rowperm);
 }
 
+/* With -v, rank 0 logs a part of step 4 and its time. */
+static void sublap(const kcomm *comm, const char *what, double *since)
+{
+	double now = ktime();
+	if (kcomm_rank(comm) == 0 && klog_verbose())
+		kinfo("  %-32s %8.3f s", what, now - *since);
+	*since = now;
+}
+
 /* tdeg, orig and (with relabel) the remapped CSC of every local part. */
 static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int relabel, const uint64_t *map,
 			 kpart_devbuild *db)
@@ -242,6 +251,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 	uint64_t nb = pl->g.nb, N = pl->g.N;
 	kcomm *colc = NULL, *rowc = NULL;
 	uint64_t *gt = NULL, *gd = NULL, *gp = NULL, *tdeg = NULL, *newpos = NULL;
+	double t = ktime();
 	if (pl->P > 1) {
 		colc = kcomm_split(comm, parts[0].j, parts[0].i);
 		rowc = kcomm_split(comm, parts[0].i, parts[0].j);
@@ -260,6 +270,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 		free(parts[p].pre);
 		parts[p].pre = NULL;
 	}
+	sublap(comm, "tuple degrees summed", &t);
 	if (relabel) {
 		uint64_t ncols = parts[0].b.ncols, nrows = parts[0].b.nrows;
 		uint64_t *colperm = kmalloc(kmul((size_t)ncols, 8)), *rowperm = kmalloc(kmul((size_t)nrows, 8));
@@ -288,6 +299,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 				kpart_degree_order(gd + vb * nb, nb, gp + vb * nb);
 			free(gd);
 		}
+		sublap(comm, "degrees, degree order", &t);
 		for (int p = 0; p < nloc; p++) {
 			kpart_block *b = &parts[p].b;
 			uint64_t c0 = kpart_col_first(&pl->g, b->j);
@@ -302,6 +314,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 		}
 		free(colperm);
 		free(rowperm);
+		sublap(comm, db ? "CSC relabelled, CSR offsets" : "CSC relabelled", &t);
 	}
 	for (int p = 0; p < nloc; p++) {
 		kpart_block *b = &parts[p].b;
@@ -319,6 +332,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 				b->orig[d] = input_id(first + k, &pl->g, map);
 		}
 	}
+	sublap(comm, "tdeg and orig in the new order", &t);
 	for (int p = 0; p < nloc && db && !relabel; p++)
 		finish_part(pl, &parts[p], db, NULL, NULL);
 	free(gt);
