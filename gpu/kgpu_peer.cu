@@ -118,6 +118,8 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 					       kgpu_counters *cnt, u64 fold_round, u64 round, u64 examined,
 					       volatile u64 *hsum, const u32 *__restrict__ rl, int listlevel)
 {
+	if (d.ust && threadIdx.x == 0) // the first block to start
+		atomicMin((ull *)&d.ust[(level < UST_LEVELS ? level : UST_LEVELS - 1) * US_N + US_START], (ull)kgpu_gtime());
 	if (d.C > 1)
 		wait_peers(d, PK_FOLD, 1, fold_round);
 	const int q = (int)(level & 1);
@@ -138,7 +140,7 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 	block_add(&d.lvc[0], be);
 	block_add(&d.lvc[2], bs);
 	if (lm ? only_block() : last_block(d))
-		peer_round_end(d, cnt, examined, lm, q, round, hsum, nullptr);
+		peer_round_end(d, cnt, examined, lm, q, round, hsum, nullptr, level);
 }
 
 // ---- bottom-up sub-steps: the ring along the processor row --------------------------
@@ -182,6 +184,32 @@ void kgpu_peer_trace_mark(kgpu_peer *p, int k)
 {
 	if (p->trace)
 		CUDA_CHECK(cudaEventRecord(p->ev[k], p->st->s));
+}
+
+void kgpu_peer_trace_updates(kgpu_peer *p)
+{
+	if (!p->trace)
+		return;
+	kgpu_state *st = p->st;
+	CUDA_CHECK(cudaMemcpyAsync(p->hust, p->ust, UST_LEVELS * US_N * sizeof(u64), cudaMemcpyDeviceToHost, st->s));
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+	char line[1024];
+	size_t at = 0;
+	for (int l = 1; l < UST_LEVELS - 1 && at < sizeof line - 64; l++) {
+		const u64 *u = p->hust + (size_t)l * US_N;
+		bool all = true;
+		for (int k = 0; k < US_N; k++)
+			all = all && u[k] != ~0ull;
+		if (!all || u[US_END] < u[US_START] || u[US_FLAGS] < u[US_END] || u[US_SEEN] < u[US_FLAGS] ||
+		    u[US_SUMS] < u[US_SEEN])
+			continue;
+		at += (size_t)snprintf(line + at, sizeof line - at, " %d: %.1f/%.1f/%.1f/%.1f", l,
+				       (double)(u[US_END] - u[US_START]) * 1e-3, (double)(u[US_FLAGS] - u[US_END]) * 1e-3,
+				       (double)(u[US_SEEN] - u[US_FLAGS]) * 1e-3, (double)(u[US_SUMS] - u[US_SEEN]) * 1e-3);
+	}
+	kinfo("peer transport: update by level (us: the blocks' work, the flags raised, every rank's flag seen, the "
+	      "sums written):%s",
+	      line);
 }
 
 void kgpu_peer_check_err(kgpu_peer *p, const char *where)
@@ -350,6 +378,11 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	d.ticket = p->ticket;
 	d.lvc = p->lvc;
 	d.err = p->derr;
+	if (p->trace) {
+		p->ust = (u64 *)dalloc(UST_LEVELS * US_N * sizeof(u64));
+		p->hust = (u64 *)kmalloc(UST_LEVELS * US_N * sizeof(u64));
+	}
+	d.ust = p->ust;
 	// handles of everything the others write, gathered over the world
 	void *mem[H_N] = {p->win,
 			  g.R > 1 ? p->colfront[0] : NULL,
@@ -408,7 +441,7 @@ void kgpu_peer_teardown(kgpu_peer *p)
 	for (int k = 0; k < p->nopened; k++)
 		CUDA_CHECK(cudaIpcCloseMemHandle(p->opened[k]));
 	void *own[] = {p->win,  p->frontb[0], p->frontb[1], p->won,	p->wonin, p->parw,
-		       p->ring, p->tcnt,      p->tpre,	    p->cubtmp, p->ticket, p->lvc};
+		       p->ring, p->tcnt,      p->tpre,	    p->cubtmp, p->ticket, p->lvc, p->ust};
 	for (void *q : own)
 		if (q)
 			CUDA_CHECK(cudaFree(q));
@@ -420,6 +453,7 @@ void kgpu_peer_teardown(kgpu_peer *p)
 	if (p->trace)
 		for (int k = 0; k < 8; k++)
 			CUDA_CHECK(cudaEventDestroy(p->ev[k]));
+	free(p->hust);
 	free(p);
 }
 
@@ -443,6 +477,8 @@ void kgpu_peer_start(kgpu_peer *p)
 	const u64 root = st->root;
 	const int owner = kpart_owner(&st->b->g, root) == g.rank;
 	p->round++;
+	if (p->trace) // every stamp unset (the start's atomicMin needs the most)
+		CUDA_CHECK(cudaMemsetAsync(p->ust, 0xff, UST_LEVELS * US_N * sizeof(u64), s));
 	k_start<<<kgpu_peer_blocks(p, g.nbw), PB, 0, s>>>(p->d, kgpu_buf(st, KBFS_FRONT), p->frontb[0],
 						   g.C > 1 && owner ? kgpu_buf(st, KBFS_PRED) : nullptr, owner,
 						   owner ? root - g.own_first : 0, kbfs_packed(0, root), p->round, p->dhsum);

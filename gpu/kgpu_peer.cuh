@@ -14,6 +14,11 @@ namespace kgpu_peer_dev {
 
 
 enum { PEER_MAX = 16, NSUM = 7, PB = 256 };
+// KBFS_PEER_TRACE=1: each level's update kernel stamped (%globaltimer, ns):
+// US_START its first block's start, US_END the last block's start of the
+// round's end, US_FLAGS its flags raised, US_SEEN every rank's flag seen,
+// US_SUMS the sums written; the levels past UST_LEVELS share the last row
+enum { US_START, US_END, US_FLAGS, US_SEEN, US_SUMS, US_N, UST_LEVELS = 64 };
 enum peer_kind { PK_ROUND, PK_FOLD, PK_WON, PK_PAR, PK_RING, PK_N };
 // the level's sums: the transport's six (kengine.h lv_counts), then the ranks whose
 // frontier list overflowed (td_lists: the next level cannot be a list level)
@@ -52,7 +57,15 @@ struct peer_dev {
 	unsigned *ticket;           // blocks done (the last one publishes, then resets it)
 	ull *lvc;                   // bytes pushed this level: expand, fold, sv
 	int *err;                   // mapped host: 1 + the rank a wait gave up on
+	u64 *ust;                   // KBFS_PEER_TRACE=1: the update's stamps, US_N a level (else NULL)
 };
+
+// The update's stamp k of level (KBFS_PEER_TRACE=1; one thread).
+static __device__ __forceinline__ void ustamp(const peer_dev &d, u64 level, int k)
+{
+	if (d.ust)
+		d.ust[(level < UST_LEVELS ? level : UST_LEVELS - 1) * US_N + (u64)k] = kgpu_gtime();
+}
 
 // Wait until rank src's flag of kind k here reaches round (one thread).
 static __device__ void wait_flag(const peer_dev &d, int k, int src, u64 round)
@@ -153,12 +166,15 @@ static __device__ __forceinline__ void block_add(ull *ctr, ull v)
 // round flag, then (sum) the counters into mapped host memory, hsum[7] =
 // round last, which the host polls (and into gsum, device memory, when not
 // NULL: KBFS_CUDA_TD_LOOP's levels read them there).
-static __device__ void finish_round(const peer_dev &d, u64 round, int sum, volatile u64 *hsum, u64 *gsum = nullptr)
+static __device__ void finish_round(const peer_dev &d, u64 round, int sum, volatile u64 *hsum, u64 *gsum = nullptr,
+				    u64 level = 0)
 {
 	for (int r = threadIdx.x; r < d.nworld; r += blockDim.x)
 		if (r != d.me)
 			wait_flag(d, PK_ROUND, r, round);
 	__syncthreads();
+	if (level && threadIdx.x == 0)
+		ustamp(d, level, US_SEEN);
 	if (sum && threadIdx.x < NSUM) {
 		const int par = (int)(round & 1);
 		u64 s = 0;
@@ -173,6 +189,8 @@ static __device__ void finish_round(const peer_dev &d, u64 round, int sum, volat
 		__threadfence_system();
 		hsum[7] = round;
 		__threadfence_system();
+		if (level)
+			ustamp(d, level, US_SUMS);
 	}
 }
 
@@ -206,12 +224,16 @@ struct kgpu_peer {
 	u64 round, fold_round, won_round, ring_round;
 	int grid;
 	double timeout_s;
-	int trace;            // KBFS_PEER_TRACE=1: the predecessor step's kernels timed, a line a search
+	int trace;            // KBFS_PEER_TRACE=1: the predecessor step's kernels timed, a line a search;
+			      // the update's stamps (ust), a line a search
 	cudaEvent_t ev[8];
+	u64 *ust, *hust;      // trace: the update's stamps on the device (d.ust), their copy
 };
 
 // With trace, event k of the predecessor step (recorded on the stream).
 void kgpu_peer_trace_mark(kgpu_peer *p, int k);
+// With trace, at a search's end: its levels' update stamps, a line.
+void kgpu_peer_trace_updates(kgpu_peer *p);
 // td_lists: the next level's frontier lists (kgpu_state's llist ...) are
 // those of COLFRONT[q] (its parity), in this rank's window.
 void kgpu_peer_lists_of(kgpu_peer *p, int q);

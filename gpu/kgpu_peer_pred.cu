@@ -132,6 +132,7 @@ size_t kgpu_peer_scan_bytes(kgpu_peer *p, u64 n)
 
 void kgpu_peer_pred(kgpu_peer *p)
 {
+	kgpu_peer_trace_updates(p);
 	kgpu_state *st = p->st;
 	const kgpu_geom &g = st->g;
 	if (g.C == 1)

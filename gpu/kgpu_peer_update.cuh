@@ -132,8 +132,10 @@ __device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rowne
 // to the column (made over the words), the round's flags, every rank's
 // round, the sums into hsum (and gsum, when not NULL).
 __device__ void peer_round_end(const peer_dev &d, kgpu_counters *cnt, u64 examined, bool lm, int q, u64 round,
-			       volatile u64 *hsum, u64 *gsum)
+			       volatile u64 *hsum, u64 *gsum, u64 level = 0)
 {
+	if (level && threadIdx.x == 0)
+		ustamp(d, level, US_END);
 	__shared__ u64 s[NSUM];
 	__shared__ u32 sNfl;
 	const u32 *mylist = d.win[d.me]->clist[q][d.i];
@@ -167,7 +169,9 @@ __device__ void peer_round_end(const peer_dev &d, kgpu_counters *cnt, u64 examin
 	for (int k = threadIdx.x; k < d.nworld * NSUM; k += blockDim.x)
 		d.win[k / NSUM]->sums[par][d.me][k % NSUM] = s[k % NSUM];
 	raise_flags(d, PK_ROUND, 0, round);
-	finish_round(d, round, 1, hsum, gsum);
+	if (level && threadIdx.x == 0)
+		ustamp(d, level, US_FLAGS);
+	finish_round(d, round, 1, hsum, gsum, level);
 }
 
 } // namespace

@@ -108,6 +108,18 @@ if [ $NCCL = 1 ]; then
 	run_ok "kbfs --transport peer --dense-push ${ONE%% *} scale 14: trees validate" \
 		prun "${ONE%% *}" kbfs --engine cuda --transport peer --dense-push -n 8 --depth-out "$T/d" "$PART"
 	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu14"
+	# the transport's trace: each level's update stamped on the GPU, and
+	# (grids of several columns) the predecessor step's kernels timed
+	export KBFS_PEER_TRACE=1
+	run_ok "KBFS_PEER_TRACE=1 kbfs --transport peer ${ONE%% *} scale 14: trees validate" \
+		prun "${ONE%% *}" kbfs --engine cuda --transport peer -n 2 "$PART"
+	unset KBFS_PEER_TRACE
+	ok "... a line a search: the update of levels 1 and 2 in four parts" \
+		grep -Eq 'peer transport: update by level \(us: [^)]*\): 1: [0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ 2: [0-9.]+/' "$T/err"
+	case ${ONE%% *} in
+	*x1) ;;
+	*) ok "... and the predecessor step's kernels" grep -q 'peer transport: predecessors (us): won ' "$T/err" ;;
+	esac
 	# the frontier lists of small top-down levels on a one-column grid (the
 	# peer update lists each rank's new frontier words for its column):
 	# used, off, and overflowing at 2 words (the fallback to the bitmaps)
