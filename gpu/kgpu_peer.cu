@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 					       volatile u64 *hsum, const u32 *__restrict__ rl, int listlevel)
 {
 	if (d.ust && threadIdx.x == 0) // the first block to start
-		atomicMin((ull *)&d.ust[(level < UST_LEVELS ? level : UST_LEVELS - 1) * US_N + US_START], (ull)kgpu_gtime());
+		atomicMin((ull *)&ust_row(d, level)[US_START], (ull)kgpu_gtime());
 	if (d.C > 1)
 		wait_peers(d, PK_FOLD, 1, fold_round);
 	const int q = (int)(level & 1);
@@ -193,7 +193,7 @@ void kgpu_peer_trace_updates(kgpu_peer *p)
 	kgpu_state *st = p->st;
 	CUDA_CHECK(cudaMemcpyAsync(p->hust, p->ust, UST_LEVELS * US_N * sizeof(u64), cudaMemcpyDeviceToHost, st->s));
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
-	char line[1024];
+	char line[1024] = "";
 	size_t at = 0;
 	for (int l = 1; l < UST_LEVELS - 1 && at < sizeof line - 64; l++) {
 		const u64 *u = p->hust + (size_t)l * US_N;

@@ -60,11 +60,17 @@ struct peer_dev {
 	u64 *ust;                   // KBFS_PEER_TRACE=1: the update's stamps, US_N a level (else NULL)
 };
 
+// Level's row of the update's stamps (d.ust set).
+static __device__ __forceinline__ u64 *ust_row(const peer_dev &d, u64 level)
+{
+	return d.ust + (level < UST_LEVELS ? level : UST_LEVELS - 1) * US_N;
+}
+
 // The update's stamp k of level (KBFS_PEER_TRACE=1; one thread).
 static __device__ __forceinline__ void ustamp(const peer_dev &d, u64 level, int k)
 {
 	if (d.ust)
-		d.ust[(level < UST_LEVELS ? level : UST_LEVELS - 1) * US_N + (u64)k] = kgpu_gtime();
+		ust_row(d, level)[k] = kgpu_gtime();
 }
 
 // Wait until rank src's flag of kind k here reaches round (one thread).
