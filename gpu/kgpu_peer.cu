@@ -20,9 +20,12 @@
 //   fold        every nonzero word of ROWNEXT's segment m (m != j) is
 //               stored into XRECV segment j of P(i,m); then the fold flag;
 //   update      after the row's fold flags: per owned word, the segments
-//               in the order of m (its own ROWNEXT for m = j), each word's newly
+//               from its own (ROWNEXT, m = j) on along the row (j+1, ...;
+//               KBFS_PEER_WON=lowest: m = 0, 1, ...), each word's newly
 //               reached bits credited to the first segment that holds them
-//               (WON, the finder whose PL has the parent), new = union &
+//               (WON, the finder whose PL has the parent: the owner itself
+//               whenever it found the row too, whose parent then does not
+//               travel after the search), new = union &
 //               ~OWNVIS, OWNVIS |= new, the level into PRED's high bits;
 //               XRECV's words are cleared as they are read.  Then the
 //               next level's expand: new goes to COLFRONT[q] segment i of
@@ -50,7 +53,8 @@
 //
 // Every wait gives up after KBFS_PEER_TIMEOUT seconds (default 120): the
 // host then names the rank that did not answer and ends the job.
-// KBFS_PEER_TRACE=1 times the predecessor step's kernels (a line a search).
+// KBFS_PEER_TRACE=1 times the predecessor step's kernels and stamps each
+// level's update (a line each a search).
 #include "kgpu_peer_update.cuh"
 
 #include <stdlib.h>
@@ -328,6 +332,12 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	d.nb = g.nb;
 	d.dense = st->o.dense_push;
 	d.tbatch = st->o.tdeg_batch;
+	d.won_owner = 1;
+	const char *wv = getenv("KBFS_PEER_WON");
+	if (wv && !strcmp(wv, "lowest"))
+		d.won_owner = 0;
+	else if (wv && strcmp(wv, "owner"))
+		kwarn("ignoring KBFS_PEER_WON='%s' (want owner or lowest)", wv);
 	// td_lists on a one-column grid: the update lists the new frontier's words
 	// for every column peer (the engine's own lists are for one rank only)
 	d.lists = st->o.td_lists && !d.dense && g.C == 1 && g.R <= KGPU_LIST_SEGS && g.nbw < (1ull << 32);

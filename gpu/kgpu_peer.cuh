@@ -43,6 +43,8 @@ struct peer_dev {
 	int lists;     // td_lists (C == 1): the update keeps the frontier's lists
 	u32 lcap;      // ... of at most lcap words (kgpu_state.lcap)
 	int tbatch;    // the update's words a warp takes together (kgpu_opts.tdeg_batch)
+	int won_owner; // C > 1: a row found by several ranks of the grid row is credited to its owner
+		       // first (1, default), or to the lowest column (0: KBFS_PEER_WON=lowest)
 	u64 timeout_ns;
 	peer_win *win[PEER_MAX];    // every world rank's window as this rank addresses it
 	u64 *colf[2][PEER_MAX];     // COLFRONT[q] of P(r,j), by r

@@ -1,7 +1,8 @@
 // kgpu_peer_pred: the predecessors after a search of the peer transport,
 // on grids of several columns (kgpu_peer.cu has the protocol).  During the
-// levels each new vertex was credited to the first rank of its grid row
-// whose ROWNEXT held it (WON, at the owner); now each owner sends each
+// levels each new vertex was credited to one rank of its grid row whose
+// ROWNEXT held it (WON, at the owner: the owner itself when it is one of
+// them, its parent then not sent at all); now each owner sends each
 // finder the rows credited to it (WON -> the finder's WONIN), the finder
 // writes their parents in bit order, as local column indices, into the
 // owner's PARW, and the owner decodes them into PRED through the same

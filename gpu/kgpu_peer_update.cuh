@@ -58,7 +58,10 @@ __device__ void peer_list_update(const peer_dev &d, int q, u64 *__restrict__ row
 }
 
 // k_update's pass over every word (all blocks, grid-stride): per owned word the
-// row's segments merged (WON credited), the owner update, the next level's
+// row's segments merged (WON credited: a row several ranks found goes to the
+// owner when it is one of them, so that its parent need not travel after the
+// search, then to the next ranks along the row; d.won_owner 0: the lowest
+// column), the owner update, the next level's
 // expand pushed where it changed, shared visited, the new frontier's words
 // listed (td_lists).  xrecv, won, pred: grids of several columns only.
 template <typename T>
@@ -82,7 +85,8 @@ __device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rowne
 				if (d.lists && acc)
 					rownext[w] = 0; // a list level starts with ROWNEXT all zero
 			} else {
-				for (int m = 0; m < d.C; m++) {
+				for (int t = 0; t < d.C; t++) {
+					const int m = d.won_owner ? (d.j + t < d.C ? d.j + t : d.j + t - d.C) : t;
 					u64 b;
 					if (m == d.j) {
 						b = rownext[(u64)m * d.nbw + w];

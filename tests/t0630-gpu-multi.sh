@@ -108,6 +108,19 @@ if [ $NCCL = 1 ]; then
 	run_ok "kbfs --transport peer --dense-push ${ONE%% *} scale 14: trees validate" \
 		prun "${ONE%% *}" kbfs --engine cuda --transport peer --dense-push -n 8 --depth-out "$T/d" "$PART"
 	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu14"
+	# the rows several ranks found credited to the lowest column, not the
+	# owner first (the ablation of the default), on a grid of two columns
+	g2=
+	for g in $ONE; do case $g in *x1) ;; *) g2=$g && break ;; esac; done
+	part 12 "$g2"
+	export KBFS_PEER_WON=lowest
+	sub_tap "engine $g2 --transport peer, rows credited to the lowest column (KBFS_PEER_WON=lowest)" \
+		prun "$g2" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
+	export KBFS_PEER_WON=nonsense
+	run_ok "KBFS_PEER_WON=nonsense: kbfs $g2 runs" prun "$g2" kbfs --engine cuda --transport peer -n 1 "$PART"
+	unset KBFS_PEER_WON
+	stderr_has "ignoring KBFS_PEER_WON='nonsense' (want owner or lowest)" "... with a warning naming the variable"
+	part 14 "${ONE%% *}"
 	# the transport's trace: each level's update stamped on the GPU, and
 	# (grids of several columns) the predecessor step's kernels timed
 	export KBFS_PEER_TRACE=1

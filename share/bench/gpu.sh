@@ -29,7 +29,8 @@
 # --no-bu-first, --no-td-small, --no-td-lists, --bu-kernel word, the first
 # issue's path, --kernel edge (word kernel and
 # step waits), the directions, the exchanges (grids of several ranks: the
-# wire forms, then the peer transport's --dense-push, --bu-substeps (on:
+# wire forms, KBFS_PEER_WON=lowest on grids of several columns, then the
+# peer transport's --dense-push, --bu-substeps (on:
 # experimental, grids of several columns) and --transport nccl
 # and mpi; as many GPUs as the grid has ranks, at most what is visible), the
 # other kernels.
@@ -301,6 +302,8 @@ ablation)
 		search "s$SCALE-$GRID-x-bitmap" "$GRID" $ng -n "$ROOTS" --no-validate --exchange bitmap
 		search "s$SCALE-$GRID-x-list" "$GRID" $ng -n "$ROOTS" --no-validate --exchange list
 		search "s$SCALE-$GRID-no-compress" "$GRID" $ng -n "$ROOTS" --no-validate --no-compress
+		# grids of several columns: rows credited to the lowest column, not the owner first
+		case $GRID in *x1) ;; *) KBFS_PEER_WON=lowest search "s$SCALE-$GRID-won-lowest" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
 		search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
 	fi
 	if [ $wired = 1 ] && [ $CORE = 0 ]; then
