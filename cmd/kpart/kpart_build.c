@@ -276,8 +276,10 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 		uint64_t *colperm = kmalloc(kmul((size_t)ncols, 8)), *rowperm = kmalloc(kmul((size_t)nrows, 8));
 		if (pl->P > 1) {
 			uint64_t *dc = kmalloc(kmul((size_t)ncols, 8)), *deg = kmalloc(kmul((size_t)nb, 8));
+			const uint64_t *cp = parts[0].b.colptr;
+#pragma omp parallel for schedule(static) if (ncols > 65536)
 			for (uint64_t c = 0; c < ncols; c++)
-				dc[c] = parts[0].b.colptr[c + 1] - parts[0].b.colptr[c];
+				dc[c] = cp[c + 1] - cp[c];
 			kcomm_reduce_scatter_u64(colc, dc, deg, (size_t)nb, KCOMM_SUM);
 			newpos = kmalloc(kmul((size_t)nb, 8));
 			kpart_degree_order(deg, nb, newpos);
