@@ -1,8 +1,9 @@
 #!/bin/bash
 # kpart under mpirun on one host: every rank reads the whole edge file and
 # keeps its own part's keys (no exchange); KBFS_KPART_EXCHANGE=1 keeps the
-# exchange.  Both write the very files one process writes, and a bad input
-# is refused the same way, once.
+# exchange; KBFS_KPART_SHARED=1 (an experiment) reads slices and drops the
+# keys into the owners' buckets in shared memory.  All write the very files
+# one process writes, and a bad input is refused the same way, once.
 . "$(dirname "$0")/lib.sh"
 need_mpi
 kgen -q -s 12 -o "$T/g.kg" || { echo "Bail out! kgen failed"; exit 1; }
@@ -29,6 +30,12 @@ for g in 2x2 1x3; do
 		sh -c "! grep -q 'whole input' '$T/x-$g.err' &&
 			grep -q '^kpart\[rank 0\]: pass 2 (read, exchange, drop) ' '$T/x-$g.err'"
 	ok "... the same files as reading all" same_partition "$T/a-$g" "$T/x-$g"
+	build "h-$g" "$np" "$R" "$C" KBFS_KPART_SHARED=1
+	is "$?" 0 "$g: built with KBFS_KPART_SHARED=1"
+	ok "... every rank its slice, into shared memory" \
+		sh -c "grep -q 'drops keys into shared memory' '$T/h-$g.err' &&
+			grep -q '^kpart\[rank 0\]: pass 2 (read, drop into shared memory) ' '$T/h-$g.err'"
+	ok "... the same files as reading all" same_partition "$T/a-$g" "$T/h-$g"
 done
 build z0 4 2 2 KBFS_KPART_EXCHANGE=0
 ok "KBFS_KPART_EXCHANGE=0: reads all, the same files" \
@@ -50,12 +57,12 @@ refused() {
 }
 cp "$T/g.kg" "$T/flip.kg"
 printf '\001' | dd of="$T/flip.kg" bs=1 seek=100000 conv=notrunc 2>/dev/null
-for e in 0 1; do
-	refused "a corrupt edge file (2x2, KBFS_KPART_EXCHANGE=$e)" 4 \
+for e in KBFS_KPART_EXCHANGE=0 KBFS_KPART_EXCHANGE=1 KBFS_KPART_SHARED=1; do
+	refused "a corrupt edge file (2x2, $e)" 4 \
 		"'$T/flip.kg': edge data checksum mismatch (corrupt file)" \
-		env KBFS_KPART_EXCHANGE=$e kpart -R 2 -C 2 -o "$T/bad" "$T/flip.kg"
+		env $e kpart -R 2 -C 2 -o "$T/bad" "$T/flip.kg"
 	refused "... on 1x3" 3 "'$T/flip.kg': edge data checksum mismatch (corrupt file)" \
-		env KBFS_KPART_EXCHANGE=$e kpart -R 1 -C 3 -o "$T/bad" "$T/flip.kg"
+		env $e kpart -R 1 -C 3 -o "$T/bad" "$T/flip.kg"
 done
 # a vertex beyond the header's count, under valid checksums (kedge(5)):
 # every rank that reads the whole file meets it, one reports it
@@ -68,9 +75,9 @@ perl -MCompress::Zlib -e '
 	print $h . pack("V", crc32($h)) . $p . $t . pack("V", crc32($t));' >"$T/beyond.kg" ||
 	{ echo "Bail out! perl Compress::Zlib failed"; exit 1; }
 must_fail 1 "one process: a vertex beyond nv" kpart -R 2 -C 2 -o "$T/bad" "$T/beyond.kg"
-for e in 0 1; do
-	refused "a vertex beyond nv (2x2, KBFS_KPART_EXCHANGE=$e)" 4 \
+for e in KBFS_KPART_EXCHANGE=0 KBFS_KPART_EXCHANGE=1 KBFS_KPART_SHARED=1; do
+	refused "a vertex beyond nv (2x2, $e)" 4 \
 		"'$T/beyond.kg': edge 5 has vertex 99, beyond the 16 vertices declared" \
-		env KBFS_KPART_EXCHANGE=$e kpart -R 2 -C 2 -o "$T/bad" "$T/beyond.kg"
+		env $e kpart -R 2 -C 2 -o "$T/bad" "$T/beyond.kg"
 done
 done_testing

@@ -11,7 +11,9 @@
  *     is read by rank 0 (kedge_read checks it) and dealt out in chunks;
  *     when every rank runs on one host (and KBFS_KPART_EXCHANGE is not 1),
  *     each rank reads the whole file instead, and keeps its own part's
- *     keys alone (its slice still gives the CRC);
+ *     keys alone (its slice still gives the CRC); with KBFS_KPART_SHARED=1
+ *     (an experiment) each reads its slice and, in pass 2, drops every
+ *     part's keys into the owners' buckets in shared memory;
  *  3. pass 1 counts every key into its part's bucket (the key's top bits):
  *     after a reduce-scatter every part knows its bucket sizes exactly
  *     (a rank that read the whole file counted its own part's alone);
@@ -438,6 +440,19 @@ static int read_all(kcomm *comm, int P, int stream)
 	return all && kcomm_one_host(comm);
 }
 
+/* Whether every rank reads its slice and drops every part's keys into the
+ * owners' buckets in shared memory (KBFS_KPART_SHARED=1, an experiment:
+ * several ranks, one host, a file).  The same on every rank (collective). */
+static int shared_drop(kcomm *comm, int P, int stream)
+{
+	if (P == 1 || stream)
+		return 0;
+	const char *v = getenv("KBFS_KPART_SHARED");
+	uint64_t on = v && !strcmp(v, "1");
+	kcomm_allreduce_u64(comm, &on, 1, KCOMM_MIN);
+	return on && kcomm_one_host(comm);
+}
+
 /* Tuples [*first, *first + *n) of ne: rank r's slice of P. */
 static void slice_of(uint64_t ne, int r, int P, uint64_t *first, uint64_t *n)
 {
@@ -589,7 +604,12 @@ static int open_source(job *b)
 			kedge_trailer(b->r, &b->in.size, &b->crc);
 	} else {
 		s->r = b->r;
-		if (read_all(b->comm, b->P, b->stream)) {
+		b->pl.shared = shared_drop(b->comm, b->P, b->stream);
+		if (b->pl.shared) {
+			slice_of(in->ne, b->me, b->P, &s->first, &s->n);
+			if (b->me == 0)
+				kinfo("every rank reads its slice and drops keys into shared memory (KBFS_KPART_SHARED=1)");
+		} else if (read_all(b->comm, b->P, b->stream)) {
 			b->pl.keep = b->me;
 			s->first = 0;
 			s->n = in->ne;
@@ -632,11 +652,58 @@ static int count_keys(job *b)
 	return 0;
 }
 
+/* plan.shared: this rank's part sized from every rank's counts (pass 1
+ * counted every part's keys of its slice), its buckets in a shared window,
+ * and where this rank's own keys of each part go: after the keys of the
+ * ranks before it in every bucket (ht stays for pass 2's slots). */
+static void make_shared_part(job *b)
+{
+	const plan *pl = &b->pl;
+	int P = b->P, me = b->me;
+	size_t H = kpart_nhist(pl);
+	uint64_t nbk = pl->nbk, *all = kmalloc(kmul(kmul((size_t)P, H), 8));
+	kcomm_allgather(b->comm, b->hist, H * 8, all);
+	part *pt = &b->parts[0];
+	pt->p = me;
+	pt->i = me / pl->C;
+	pt->j = me % pl->C;
+	pt->bstart = kmalloc(kmul((size_t)nbk + 1, 8));
+	pt->bfill = kmalloc(kmul((size_t)nbk, 8));
+	pt->sbase = kmalloc(kmul(H, 8));
+	for (int p = 0; p < P; p++) {
+		uint64_t at = 0;
+		for (uint64_t k = 0; k < nbk; k++) {
+			size_t x = (size_t)p * nbk + k;
+			uint64_t before = 0, tot = 0;
+			for (int r = 0; r < P; r++) {
+				uint64_t c = all[(size_t)r * H + x];
+				before += r < me ? c : 0;
+				tot += c;
+			}
+			pt->sbase[x] = at + before;
+			if (p == me)
+				pt->bstart[k] = pt->bfill[k] = at;
+			at += tot;
+		}
+		if (p == me)
+			pt->bstart[nbk] = pt->E = at;
+	}
+	free(all);
+	pt->speer = kmalloc(kmul((size_t)P, sizeof *pt->speer));
+	pt->win = kcomm_shared_alloc(b->comm, kmul((size_t)pt->E, pl->res64 ? 8 : 4), pt->speer);
+	free(b->hist);
+	b->hist = NULL;
+}
+
 static void make_parts(job *b)
 {
 	const plan *pl = &b->pl;
 	int P = b->P;
 	b->parts = kcalloc((size_t)b->nloc, sizeof *b->parts);
+	if (pl->shared) {
+		make_shared_part(b);
+		return;
+	}
 	uint64_t *mine = b->hist;
 	if (P > 1 && pl->keep < 0) {
 		mine = kmalloc(kmul((size_t)pl->nbk, 8));
@@ -669,8 +736,9 @@ static void make_parts(job *b)
 static int fill_parts(job *b)
 {
 	const kpart_opts *o = b->o;
-	int all = b->pl.keep >= 0;
-	step(b->me, 2, all ? "pass 2: read all, keep own, drop" : "pass 2: read, exchange, drop");
+	int all = b->pl.keep >= 0, sh = b->pl.shared;
+	step(b->me, 2, all ? "pass 2: read all, keep own, drop" : sh ? "pass 2: read, drop into shared memory"
+								      : "pass 2: read, exchange, drop");
 	int rc = kpart_pass2(&b->pl, b->comm, &b->s, b->parts, b->ht, b->S, o->round_tuples ? o->round_tuples : ROUND,
 			     o->input);
 	free(b->ht);
@@ -680,7 +748,10 @@ static int fill_parts(job *b)
 	kedge_close(b->r);
 	b->r = NULL;
 	kpart_source_close(&b->s);
-	b->st->t_build += lap(b->me, all ? "pass 2 (read all, keep own, drop)" : "pass 2 (read, exchange, drop)", &b->tl);
+	b->st->t_build += lap(b->me, all  ? "pass 2 (read all, keep own, drop)"
+				     : sh ? "pass 2 (read, drop into shared memory)"
+					  : "pass 2 (read, exchange, drop)",
+			      &b->tl);
 	return 0;
 }
 

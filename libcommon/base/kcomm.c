@@ -523,6 +523,55 @@ int kcomm_agree(kcomm *c, int code)
 	return (int)v;
 }
 
+struct kcomm_shared {
+	void *mem; /* without a window: this rank's memory */
+#if KBUILD_MPI
+	MPI_Win win;
+	int mpi;
+#endif
+};
+
+kcomm_shared *kcomm_shared_alloc(kcomm *c, size_t bytes, void **peers)
+{
+	kcomm_shared *w = kcalloc(1, sizeof *w);
+#if KBUILD_MPI
+	if (mpi_on && c->size > 1) {
+		MPI_Info info;
+		MPICHECK(MPI_Info_create(&info));
+		MPICHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+		void *base = NULL;
+		MPICHECK(MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, c->comm, &base, &w->win));
+		MPI_Info_free(&info);
+		w->mpi = 1;
+		for (int r = 0; r < c->size; r++) {
+			MPI_Aint size;
+			int disp;
+			void *at = NULL;
+			MPICHECK(MPI_Win_shared_query(w->win, r, &size, &disp, &at));
+			peers[r] = size ? at : NULL;
+		}
+		return w;
+	}
+#endif
+	(void)c;
+	w->mem = bytes ? kmalloc(bytes) : NULL;
+	peers[0] = w->mem;
+	return w;
+}
+
+void kcomm_shared_free(kcomm *c, kcomm_shared *w)
+{
+	(void)c;
+	if (!w)
+		return;
+#if KBUILD_MPI
+	if (w->mpi)
+		MPICHECK(MPI_Win_free(&w->win));
+#endif
+	free(w->mem);
+	free(w);
+}
+
 int kcomm_one_host(kcomm *c)
 {
 	char first[sizeof host];

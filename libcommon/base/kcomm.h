@@ -35,6 +35,14 @@ const char *kcomm_host(void);
 /* 1 when every rank of c runs on rank 0's host (its name, kcomm_host), the
  * same answer on every rank (collective). */
 int kcomm_one_host(kcomm *c);
+/* Memory every rank of c can address (ranks on one host: kcomm_one_host;
+ * collective; MPI-3 shared windows): bytes of its own on each rank, rank
+ * r's at peers[r] (c's size of them; NULL for 0 bytes).  Freed by
+ * kcomm_shared_free, collective too.  Without MPI, or with one rank,
+ * plain memory. */
+typedef struct kcomm_shared kcomm_shared;
+kcomm_shared *kcomm_shared_alloc(kcomm *c, size_t bytes, void **peers);
+void kcomm_shared_free(kcomm *c, kcomm_shared *w);
 /* Node-local rank (ranks sharing this host), for choosing a GPU. */
 int kcomm_local_rank(void);
 /* Whether to show progress on stderr: it is a terminal (klog_progress_ok),

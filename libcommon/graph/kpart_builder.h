@@ -27,6 +27,9 @@ typedef struct plan {
 	int keep;           /* -1: this rank counts every part's keys (one process, or
 			     * the exchange); else it reads the whole input and keeps
 			     * only part keep's (= me: all ranks on one host) */
+	int shared;         /* keep -1 on one host (KBFS_KPART_SHARED=1): each rank
+			     * reads its slice and drops every part's keys straight
+			     * into the owners' buckets in shared memory */
 	fdiv fnb;
 	uint32_t *vi, *vj;  /* vertex block -> grid (i, j) of its owner */
 	int br, bc, rbits;  /* bits of a local row, column; residual */
@@ -48,6 +51,11 @@ typedef struct part {
 	uint64_t *bfill;
 	void *res;        /* E residuals */
 	uint64_t *pre;    /* ncols: column counts before dedup */
+	/* plan.shared, pass 2: where this rank's keys of each part and bucket
+	 * start (kpart_nhist of them), every part's residuals (P), the window */
+	uint64_t *sbase;
+	void **speer;
+	kcomm_shared *win;
 	kpart_block b;
 } part;
 

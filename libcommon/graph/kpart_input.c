@@ -361,19 +361,21 @@ static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n, uint64
 	return bad ? -1 : 0;
 }
 
-/* Pass 2 on one process (every part is here), or on a rank that reads the
- * whole input (its part alone is kept).  Slot q's keys of bucket x go to
- * [start, start + its pass-1 count), after slot q-1's. */
-static int pass2_local(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, int *changed)
+/* Pass 2's drops where every key's place is known from pass 1: slot q's
+ * keys of bucket x (of kpart_nhist, part x / nbk's bucket x % nbk) go to
+ * [start, start + its pass-1 count) of res[x / nbk], after slot q-1's;
+ * slot 0's start is xstart[x]. */
+static int pass2_drop(const plan *pl, kcomm *comm, source *s, void **res, const uint64_t *xstart, uint64_t *ht,
+		      int S, int *changed)
 {
-	size_t H = kpart_nhist(pl), rec = 2 * (size_t)s->w, nparts = H / pl->nbk;
+	size_t H = kpart_nhist(pl), rec = 2 * (size_t)s->w;
 	uint64_t nbk = pl->nbk, rmask = pl->rmask;
 	int w = s->w, r64 = pl->res64, stop = S, bad = 0;
 	int lb = __builtin_ctzll(nbk);
 	/* counts to offsets: ht gets S + 1 rows, row S the buckets' ends */
 #pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
 	for (size_t x = 0; x < H; x++) {
-		uint64_t at = parts[x / nbk].bstart[x % nbk];
+		uint64_t at = xstart[x];
 		for (int q = 0; q < S; q++) {
 			uint64_t c = ht[(size_t)q * H + x];
 			ht[(size_t)q * H + x] = at;
@@ -381,9 +383,6 @@ static int pass2_local(const plan *pl, kcomm *comm, source *s, part *parts, uint
 		}
 		ht[(size_t)S * H + x] = at;
 	}
-	void **res = kmalloc(kmul(nparts, sizeof *res));
-	for (size_t p = 0; p < nparts; p++)
-		res[p] = parts[p].res;
 	rerr *err = kcalloc((size_t)S, sizeof *err);
 #pragma omp parallel reduction(| : bad) if (s->n > PAR)
 	{
@@ -449,11 +448,51 @@ static int pass2_local(const plan *pl, kcomm *comm, source *s, part *parts, uint
 		free(rs);
 	}
 	int rc = first_error(pl, comm, s, err, S);
+	*changed |= bad;
+	free(err);
+	return rc;
+}
+
+/* Pass 2 on one process (every part is here), or on a rank that reads the
+ * whole input (its part alone is kept). */
+static int pass2_local(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, int *changed)
+{
+	size_t H = kpart_nhist(pl), nparts = H / pl->nbk;
+	uint64_t nbk = pl->nbk;
+	uint64_t *xstart = kmalloc(kmul(H, 8));
+	void **res = kmalloc(kmul(nparts, sizeof *res));
+	for (size_t x = 0; x < H; x++)
+		xstart[x] = parts[x / nbk].bstart[x % nbk];
+	for (size_t p = 0; p < nparts; p++)
+		res[p] = parts[p].res;
+	int rc = pass2_drop(pl, comm, s, res, xstart, ht, S, changed);
 	for (size_t p = 0; p < nparts; p++) /* every bucket is full (or the input changed) */
 		memcpy(parts[p].bfill, parts[p].bstart + 1, (size_t)nbk * 8);
-	*changed |= bad;
 	free(res);
-	free(err);
+	free(xstart);
+	return rc;
+}
+
+/* Pass 2 with plan.shared: this rank's slice, every part's keys dropped at
+ * the places make_parts gave this rank in each owner's buckets (sbase, in
+ * the window speer); then, once every rank is done, the own part's keys
+ * copied out of the window (the CSC is built in place, by realloc). */
+static int pass2_shared(const plan *pl, kcomm *comm, source *s, part *pt, uint64_t *ht, int S, int *changed)
+{
+	int rc = pass2_drop(pl, comm, s, pt->speer, pt->sbase, ht, S, changed);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	kcomm_barrier(comm); /* every rank's stores are in */
+	size_t bytes = kmul((size_t)pt->E, pl->res64 ? 8 : 4);
+	pt->res = kmalloc(bytes ? bytes : 1);
+	if (bytes)
+		memcpy(pt->res, pt->speer[pl->me], bytes);
+	kcomm_shared_free(comm, pt->win);
+	pt->win = NULL;
+	free(pt->speer);
+	free(pt->sbase);
+	pt->speer = NULL;
+	pt->sbase = NULL;
+	memcpy(pt->bfill, pt->bstart + 1, (size_t)pl->nbk * 8);
 	return rc;
 }
 
@@ -467,6 +506,10 @@ int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *h
 	int P = pl->P, w = s->w, T = kpart_nthreads(), rc = 0, changed = 0;
 	if (P == 1 || pl->keep >= 0) {
 		rc = pass2_local(pl, comm, s, parts, ht, S, &changed);
+		goto done;
+	}
+	if (pl->shared) {
+		rc = pass2_shared(pl, comm, s, &parts[0], ht, S, &changed);
 		goto done;
 	}
 	uint64_t nmax = s->n;

@@ -592,6 +592,23 @@ static void test_transpose(void)
 	kpart_block_free(&b);
 }
 
+/* kcomm_shared_alloc on one process (kpart's KBFS_KPART_SHARED=1 buckets;
+ * t0307 runs it under mpirun): this rank's memory, usable, and none for 0
+ * bytes. */
+static void test_shared(void)
+{
+	void *peer[1] = {NULL};
+	kcomm_shared *w = kcomm_shared_alloc(kcomm_world(), 4096, peer);
+	ok(w && peer[0], "kcomm_shared_alloc: one rank's bytes");
+	memset(peer[0], 0xab, 4096);
+	ok(((unsigned char *)peer[0])[4095] == 0xab, "... writable to the end");
+	kcomm_shared_free(kcomm_world(), w);
+	peer[0] = (void *)1;
+	w = kcomm_shared_alloc(kcomm_world(), 0, peer);
+	ok(w && !peer[0], "... 0 bytes: a window, no memory");
+	kcomm_shared_free(kcomm_world(), w);
+}
+
 int main(int argc, char **argv)
 {
 	klog_init("test_kpart");
@@ -604,6 +621,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	test_math();
+	test_shared();
 	test_builds();
 	test_inputs();
 	test_transpose();
