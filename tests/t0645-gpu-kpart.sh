@@ -6,7 +6,8 @@
 # compressed edge file, standard input, one process and mpirun (the ranks
 # sharing the GPU); a small device (KBFS_CUDA_FREE_BYTES) sorts in pieces
 # with the same files, and so do copies through small pinned buffers
-# (KBFS_CUDA_STAGED) and with 2 or 2^20 buckets (KBFS_KPART_BUCKET_BITS);
+# (KBFS_CUDA_STAGED), with 2 or 2^20 buckets (KBFS_KPART_BUCKET_BITS) and
+# with the keys dropped into shared memory (KBFS_KPART_SHARED);
 # one too small for a bucket is refused before
 # allocating (auto builds there on the host, the same files); auto is the
 # GPU; -v reports the device's times; compute-sanitizer finds
@@ -85,6 +86,8 @@ if have_mpi; then
 	done
 	NP=6 ok "mpirun -np 6, 2x3, --relabel none" same mpin 2x3 "$T/s12.kg" --relabel none
 	NP=4 ok "mpirun -np 4, 2x2, --wide" same mpiw 2x2 "$T/s12.kg" --wide
+	NP=4 CUDA_ENV="KBFS_KPART_SHARED=1" ok "mpirun -np 4, 4x1, keys dropped in shared memory (KBFS_KPART_SHARED=1)" \
+		same mpish 4x1 "$T/s14.kg"
 else
 	skip "no mpirun: multi-rank kpart on the GPU"
 fi
