@@ -37,6 +37,11 @@ for g in 2x2 1x3; do
 			grep -q '^kpart\[rank 0\]: pass 2 (read, drop into shared memory) ' '$T/h-$g.err'"
 	ok "... the same files as reading all" same_partition "$T/a-$g" "$T/h-$g"
 done
+# KBFS_KPART_SHARED=1 on a one-column grid: step 4's degree sums and
+# permutation gathers over the processor column go through shared memory too
+kpart -q -R 4 -C 1 -o "$T/s-4x1" "$T/g.kg"
+build h-4x1 4 4 1 KBFS_KPART_SHARED=1
+ok "4x1 with KBFS_KPART_SHARED=1: the same files as one process" same_partition "$T/s-4x1" "$T/h-4x1"
 build z0 4 2 2 KBFS_KPART_EXCHANGE=0
 ok "KBFS_KPART_EXCHANGE=0: reads all, the same files" \
 	sh -c "grep -q 'whole input' '$T/z0.err' && cmp -s '$T/s-2x2/rank-00003.kpart' '$T/z0/rank-00003.kpart'"
