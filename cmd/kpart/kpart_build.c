@@ -237,52 +237,22 @@ static void finish_part(const plan *pl, part *p, kpart_devbuild *db, const uint6
 		kpart_remap_csc(pl, &p->b, colperm, rowperm);
 }
 
-/* plan.shared (one host): kcomm_reduce_scatter_u64's sum and
- * kcomm_allgather over c through a shared window, on all threads, instead
- * of MPI's one thread a rank (step 4's arrays are N entries a rank on
- * Rx1).  Collective over c. */
-static void shm_reduce_scatter_sum(kcomm *c, const uint64_t *send, uint64_t *recv, size_t n_each)
+/* Step 4's exchanges over a processor column or row c: through shared
+ * windows on all threads with plan.shared (one host), else through MPI. */
+static void sum_scatter(const plan *pl, kcomm *c, const uint64_t *send, uint64_t *recv, size_t n_each)
 {
-	int P = kcomm_size(c), me = kcomm_rank(c);
-	size_t n = kmul(n_each, (size_t)P);
-	void **peer = kmalloc(kmul((size_t)P, sizeof *peer));
-	kcomm_shared *w = kcomm_shared_alloc(c, kmul(n, 8), peer);
-	uint64_t *mine = peer[me];
-#pragma omp parallel for schedule(static) if (n > 65536)
-	for (size_t k = 0; k < n; k++)
-		mine[k] = send[k];
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	kcomm_barrier(c);
-#pragma omp parallel for schedule(static) if (n_each > 65536)
-	for (size_t k = 0; k < n_each; k++) {
-		uint64_t s = 0;
-		for (int r = 0; r < P; r++)
-			s += ((const uint64_t *)peer[r])[(size_t)me * n_each + k];
-		recv[k] = s;
-	}
-	kcomm_barrier(c); /* every rank has read the others' before they go */
-	kcomm_shared_free(c, w);
-	free(peer);
+	if (pl->shared)
+		kcomm_shared_sum_scatter_u64(c, send, recv, n_each);
+	else
+		kcomm_reduce_scatter_u64(c, send, recv, n_each, KCOMM_SUM);
 }
 
-static void shm_allgather(kcomm *c, const void *send, size_t bytes_each, void *recv)
+static void gather(const plan *pl, kcomm *c, const void *send, size_t bytes_each, void *recv)
 {
-	int P = kcomm_size(c), me = kcomm_rank(c);
-	void **peer = kmalloc(kmul((size_t)P, sizeof *peer));
-	kcomm_shared *w = kcomm_shared_alloc(c, bytes_each, peer);
-	if (bytes_each)
-		memcpy(peer[me], send, bytes_each);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	kcomm_barrier(c);
-	const size_t piece = (size_t)1 << 20, np = (bytes_each + piece - 1) / piece;
-#pragma omp parallel for schedule(static) if (np * (size_t)P > 4)
-	for (size_t t = 0; t < np * (size_t)P; t++) {
-		size_t r = t / np, o = t % np * piece, len = bytes_each - o < piece ? bytes_each - o : piece;
-		memcpy((char *)recv + r * bytes_each + o, (const char *)peer[r] + o, len);
-	}
-	kcomm_barrier(c);
-	kcomm_shared_free(c, w);
-	free(peer);
+	if (pl->shared)
+		kcomm_shared_allgather(c, send, bytes_each, recv);
+	else
+		kcomm_allgather(c, send, bytes_each, recv);
 }
 
 /* With -v, rank 0 logs a part of step 4 and its time. */
@@ -306,10 +276,7 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 		colc = kcomm_split(comm, parts[0].j, parts[0].i);
 		rowc = kcomm_split(comm, parts[0].i, parts[0].j);
 		tdeg = kmalloc(kmul((size_t)nb, 8));
-		if (pl->shared)
-			shm_reduce_scatter_sum(colc, parts[0].pre, tdeg, (size_t)nb);
-		else
-			kcomm_reduce_scatter_u64(colc, parts[0].pre, tdeg, (size_t)nb, KCOMM_SUM);
+		sum_scatter(pl, colc, parts[0].pre, tdeg, (size_t)nb);
 	} else {
 		gt = kcalloc((size_t)N, 8);
 		for (int p = 0; p < nloc; p++) {
@@ -333,19 +300,11 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 #pragma omp parallel for schedule(static) if (ncols > 65536)
 			for (uint64_t c = 0; c < ncols; c++)
 				dc[c] = cp[c + 1] - cp[c];
-			if (pl->shared)
-				shm_reduce_scatter_sum(colc, dc, deg, (size_t)nb);
-			else
-				kcomm_reduce_scatter_u64(colc, dc, deg, (size_t)nb, KCOMM_SUM);
+			sum_scatter(pl, colc, dc, deg, (size_t)nb);
 			newpos = kmalloc(kmul((size_t)nb, 8));
 			kpart_degree_order(deg, nb, newpos);
-			if (pl->shared) {
-				shm_allgather(colc, newpos, (size_t)nb * 8, colperm);
-				shm_allgather(rowc, newpos, (size_t)nb * 8, rowperm);
-			} else {
-				kcomm_allgather(colc, newpos, (size_t)nb * 8, colperm);
-				kcomm_allgather(rowc, newpos, (size_t)nb * 8, rowperm);
-			}
+			gather(pl, colc, newpos, (size_t)nb * 8, colperm);
+			gather(pl, rowc, newpos, (size_t)nb * 8, rowperm);
 			free(dc);
 			free(deg);
 		} else {

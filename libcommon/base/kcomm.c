@@ -572,6 +572,50 @@ void kcomm_shared_free(kcomm *c, kcomm_shared *w)
 	free(w);
 }
 
+void kcomm_shared_sum_scatter_u64(kcomm *c, const uint64_t *send, uint64_t *recv, size_t n_each)
+{
+	int P = kcomm_size(c), me = kcomm_rank(c);
+	size_t n = kmul(n_each, (size_t)P);
+	void **peer = kmalloc(kmul((size_t)P, sizeof *peer));
+	kcomm_shared *w = kcomm_shared_alloc(c, kmul(n, 8), peer);
+	uint64_t *mine = peer[me];
+#pragma omp parallel for schedule(static) if (n > 65536)
+	for (size_t k = 0; k < n; k++)
+		mine[k] = send[k];
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	kcomm_barrier(c);
+#pragma omp parallel for schedule(static) if (n_each > 65536)
+	for (size_t k = 0; k < n_each; k++) {
+		uint64_t s = 0;
+		for (int r = 0; r < P; r++)
+			s += ((const uint64_t *)peer[r])[(size_t)me * n_each + k];
+		recv[k] = s;
+	}
+	kcomm_barrier(c); /* every rank has read the others' before they go */
+	kcomm_shared_free(c, w);
+	free(peer);
+}
+
+void kcomm_shared_allgather(kcomm *c, const void *send, size_t bytes_each, void *recv)
+{
+	int P = kcomm_size(c), me = kcomm_rank(c);
+	void **peer = kmalloc(kmul((size_t)P, sizeof *peer));
+	kcomm_shared *w = kcomm_shared_alloc(c, bytes_each, peer);
+	if (bytes_each)
+		memcpy(peer[me], send, bytes_each);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	kcomm_barrier(c);
+	const size_t piece = (size_t)1 << 20, np = (bytes_each + piece - 1) / piece;
+#pragma omp parallel for schedule(static) if (np * (size_t)P > 4)
+	for (size_t t = 0; t < np * (size_t)P; t++) {
+		size_t r = t / np, o = t % np * piece, len = bytes_each - o < piece ? bytes_each - o : piece;
+		memcpy((char *)recv + r * bytes_each + o, (const char *)peer[r] + o, len);
+	}
+	kcomm_barrier(c);
+	kcomm_shared_free(c, w);
+	free(peer);
+}
+
 int kcomm_one_host(kcomm *c)
 {
 	char first[sizeof host];

@@ -43,6 +43,11 @@ int kcomm_one_host(kcomm *c);
 typedef struct kcomm_shared kcomm_shared;
 kcomm_shared *kcomm_shared_alloc(kcomm *c, size_t bytes, void **peers);
 void kcomm_shared_free(kcomm *c, kcomm_shared *w);
+/* kcomm_reduce_scatter_u64's sum and kcomm_allgather for ranks on one host,
+ * through a shared window on all threads rather than MPI's one thread a
+ * rank (for arrays of many MB).  Collective. */
+void kcomm_shared_sum_scatter_u64(kcomm *c, const uint64_t *send, uint64_t *recv, size_t n_each);
+void kcomm_shared_allgather(kcomm *c, const void *send, size_t bytes_each, void *recv);
 /* Node-local rank (ranks sharing this host), for choosing a GPU. */
 int kcomm_local_rank(void);
 /* Whether to show progress on stderr: it is a terminal (klog_progress_ok),

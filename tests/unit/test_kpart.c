@@ -607,6 +607,12 @@ static void test_shared(void)
 	w = kcomm_shared_alloc(kcomm_world(), 0, peer);
 	ok(w && !peer[0], "... 0 bytes: a window, no memory");
 	kcomm_shared_free(kcomm_world(), w);
+	uint64_t in[3] = {7, 8, 9}, out[3] = {0, 0, 0};
+	kcomm_shared_sum_scatter_u64(kcomm_world(), in, out, 3);
+	ok(out[0] == 7 && out[1] == 8 && out[2] == 9, "kcomm_shared_sum_scatter_u64 on one rank: its own entries");
+	memset(out, 0, sizeof out);
+	kcomm_shared_allgather(kcomm_world(), in, sizeof in, out);
+	ok(!memcmp(in, out, sizeof in), "kcomm_shared_allgather on one rank: its own bytes");
 }
 
 int main(int argc, char **argv)
