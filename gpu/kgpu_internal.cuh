@@ -402,9 +402,10 @@ template <typename F> __device__ __forceinline__ void kgpu_warp_bits(u64 x, u64 
 // word at a time (B = 1), a chunk of 32 dense words is 32 trips to memory
 // in a row, and the hub words at the start of every block (kpart's degree
 // order) make that one warp's path the update's, whatever the number of
-// GPUs.  f(l, b) runs for each set bit too.  Every lane calls it.
-template <int B, typename T, typename F>
-__device__ __forceinline__ ull kgpu_warp_tdeg_b(u64 x, u64 w0, const T *__restrict__ tdeg, F f)
+// GPUs.  f(l, b, yb) runs for each set bit too, yb that bit of word l's y
+// (a second mask a lane, shuffled along when Y; else 0).  Every lane calls it.
+template <int B, bool Y, typename T, typename F>
+__device__ __forceinline__ ull kgpu_warp_tdeg_b(u64 x, u64 y, u64 w0, const T *__restrict__ tdeg, F f)
 {
 	const int lane = kgpu_lane();
 	unsigned todo = __ballot_sync(KGPU_FULL, x != 0);
@@ -415,6 +416,9 @@ __device__ __forceinline__ ull kgpu_warp_tdeg_b(u64 x, u64 w0, const T *__restri
 		for (int k = 0; k < B; k++) {
 			const int l = todo ? __ffs(todo) - 1 : 0; // todo is the warp's: the same in every lane
 			const u64 xx = todo ? __shfl_sync(KGPU_FULL, x, l) : 0;
+			u64 yy = 0;
+			if constexpr (Y)
+				yy = __shfl_sync(KGPU_FULL, y, l);
 			todo &= todo - 1;
 			const u64 base = (w0 + (u64)l) * 64;
 #pragma unroll
@@ -423,7 +427,7 @@ __device__ __forceinline__ ull kgpu_warp_tdeg_b(u64 x, u64 w0, const T *__restri
 				const bool on = (xx >> b) & 1;
 				v[2 * k + h] = on ? tdeg[base + (u64)b] : (T)0;
 				if (on)
-					f(l, b);
+					f(l, b, (int)((yy >> b) & 1));
 			}
 		}
 #pragma unroll
@@ -433,17 +437,18 @@ __device__ __forceinline__ ull kgpu_warp_tdeg_b(u64 x, u64 w0, const T *__restri
 	return td;
 }
 
-// kgpu_warp_tdeg_b with B = batch (1, 4 or 8; kgpu_opts.tdeg_batch).
-template <typename T, typename F>
-__device__ __forceinline__ ull kgpu_warp_tdeg(int batch, u64 x, u64 w0, const T *__restrict__ tdeg, F f)
+// kgpu_warp_tdeg_b with B = batch (1, 4 or 8; kgpu_opts.tdeg_batch), y
+// shuffled along when Y.
+template <bool Y = false, typename T, typename F>
+__device__ __forceinline__ ull kgpu_warp_tdeg(int batch, u64 x, u64 y, u64 w0, const T *__restrict__ tdeg, F f)
 {
 	switch (batch) {
 	case 1:
-		return kgpu_warp_tdeg_b<1>(x, w0, tdeg, f);
+		return kgpu_warp_tdeg_b<1, Y>(x, y, w0, tdeg, f);
 	case 4:
-		return kgpu_warp_tdeg_b<4>(x, w0, tdeg, f);
+		return kgpu_warp_tdeg_b<4, Y>(x, y, w0, tdeg, f);
 	default:
-		return kgpu_warp_tdeg_b<8>(x, w0, tdeg, f);
+		return kgpu_warp_tdeg_b<8, Y>(x, y, w0, tdeg, f);
 	}
 }
 
@@ -527,7 +532,7 @@ __device__ void kgpu_update_words(u64 *__restrict__ recv, u64 *__restrict__ ownv
 		if (fl)
 			kgpu_list_append(n != 0, (u32)w, fl + 1, &cnt->nfl, cap);
 		found += __popcll(n);
-		td += kgpu_warp_tdeg(batch, n, w0, tdeg, [](int, int) {});
+		td += kgpu_warp_tdeg(batch, n, 0, w0, tdeg, [](int, int, int) {});
 	}
 }
 

@@ -118,7 +118,8 @@ __global__ void __launch_bounds__(PB) k_fold(peer_dev d, const u64 *__restrict__
 template <typename T>
 __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__restrict__ rownext,
 					       u64 *__restrict__ xrecv, u64 *__restrict__ ownvis, u64 *__restrict__ frontb,
-					       u64 *__restrict__ won, u64 *__restrict__ pred, const T *__restrict__ tdeg,
+					       u64 *__restrict__ won, u64 *__restrict__ pred, const u64 *__restrict__ pl,
+					       const T *__restrict__ tdeg,
 					       kgpu_counters *cnt, u64 fold_round, u64 round, u64 examined,
 					       volatile u64 *hsum, const u32 *__restrict__ rl, int listlevel)
 {
@@ -137,7 +138,7 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 			return;
 		peer_list_update(d, q, rownext, ownvis, frontb, tdeg, rl, (u32)cnt->nwl, found, td, be);
 	} else {
-		peer_words(d, level, rownext, xrecv, ownvis, frontb, won, pred, tdeg, cnt, found, td, be, bs);
+		peer_words(d, level, rownext, xrecv, ownvis, frontb, won, pred, pl, tdeg, cnt, found, td, be, bs);
 	}
 	kgpu_count(&cnt->found, found);
 	kgpu_count(&cnt->tdeg, td);
@@ -332,6 +333,14 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	d.nb = g.nb;
 	d.dense = st->o.dense_push;
 	d.tbatch = st->o.tdeg_batch;
+	const char *fv = getenv("KBFS_PEER_FLAGS");
+	d.flag_rel = fv && !strcmp(fv, "release");
+	if (fv && !d.flag_rel && strcmp(fv, "fence"))
+		kwarn("ignoring KBFS_PEER_FLAGS='%s' (want fence or release)", fv);
+	const char *ov = getenv("KBFS_PEER_OWN_PRED");
+	d.own_pred = !(ov && !strcmp(ov, "decode"));
+	if (ov && d.own_pred && strcmp(ov, "update"))
+		kwarn("ignoring KBFS_PEER_OWN_PRED='%s' (want update or decode)", ov);
 	d.won_owner = 1;
 	const char *wv = getenv("KBFS_PEER_WON");
 	if (wv && !strcmp(wv, "lowest"))
@@ -521,11 +530,13 @@ void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
 	const u32 *rl = (const u32 *)st->slot[KS_RLIST];
 	if (g.tdeg64)
 		k_update<u64><<<nbk, PB, 0, s>>>(p->d, level, rownext, kgpu_buf(st, KBFS_XRECV), kgpu_buf(st, KBFS_OWNVIS),
-						p->frontb[q], p->won, kgpu_buf(st, KBFS_PRED), (const u64 *)st->slot[KS_TDEG],
+						p->frontb[q], p->won, kgpu_buf(st, KBFS_PRED), kgpu_buf(st, KBFS_PL),
+						(const u64 *)st->slot[KS_TDEG],
 						st->cnt, p->fold_round, p->round, examined, p->dhsum, rl, st->lvl_list);
 	else
 		k_update<u32><<<nbk, PB, 0, s>>>(p->d, level, rownext, kgpu_buf(st, KBFS_XRECV), kgpu_buf(st, KBFS_OWNVIS),
-						p->frontb[q], p->won, kgpu_buf(st, KBFS_PRED), (const u32 *)st->slot[KS_TDEG],
+						p->frontb[q], p->won, kgpu_buf(st, KBFS_PRED), kgpu_buf(st, KBFS_PL),
+						(const u32 *)st->slot[KS_TDEG],
 						st->cnt, p->fold_round, p->round, examined, p->dhsum, rl, st->lvl_list);
 	KGPU_LAUNCHED("k_update (peer)");
 	st->lvl_list = 0;

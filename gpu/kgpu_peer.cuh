@@ -43,6 +43,9 @@ struct peer_dev {
 	int lists;     // td_lists (C == 1): the update keeps the frontier's lists
 	u32 lcap;      // ... of at most lcap words (kgpu_state.lcap)
 	int tbatch;    // the update's words a warp takes together (kgpu_opts.tdeg_batch)
+	int flag_rel;  // KBFS_PEER_FLAGS=release: a release store a flag (the ablation; default: one fence, then all)
+	int own_pred;  // C > 1: the rows credited to the owner get their predecessor from its PL in the update
+		       // (1, default), or after the search with the others' (0: KBFS_PEER_OWN_PRED=decode)
 	int won_owner; // C > 1: a row found by several ranks of the grid row is credited to its owner
 		       // first (1, default), or to the lowest column (0: KBFS_PEER_WON=lowest)
 	u64 timeout_ns;
@@ -144,22 +147,25 @@ static __device__ bool only_block()
 }
 
 // Flag kind k = round in every row peer's window (row) or every world
-// rank's, by thread 0 after a barrier and a system fence, so that the
-// block's stores before the call are seen before the flags.
+// rank's, by thread 0 after a barrier and one system fence, so that the
+// block's stores before the call are seen before the flags; the flags are
+// strong stores after that fence, all in flight at once (d.flag_rel: a
+// release store each, one fence after another, the ablation).
 static __device__ void raise_flags(const peer_dev &d, int k, int row, u64 round)
 {
 	__syncthreads();
 	if (threadIdx.x != 0)
 		return;
 	__threadfence_system();
-	if (row) {
-		for (int m = 0; m < d.C; m++)
-			if (m != d.j)
-				kgpu_flag_put(&d.win[d.rowrank[m]]->flag[k][d.me], round);
-	} else {
-		for (int r = 0; r < d.nworld; r++)
-			if (r != d.me)
-				kgpu_flag_put(&d.win[r]->flag[k][d.me], round);
+	const int n = row ? d.C : d.nworld, self = row ? d.j : d.me;
+	for (int x = 0; x < n; x++) {
+		if (x == self)
+			continue;
+		ull *f = &d.win[row ? d.rowrank[x] : x]->flag[k][d.me];
+		if (d.flag_rel)
+			kgpu_flag_put(f, round);
+		else
+			kgpu_flag_put_after_fence(f, round);
 	}
 }
 

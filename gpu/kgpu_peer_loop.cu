@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(TD_BLOCK) k_td_loop_peer(td_ctx<Idx, Off> c, p
 			if (blockIdx.x == 0)
 				peer_list_update(d, q, c.rownext, ownvis, frontb, tdeg, c.wl, nw, found, td, be);
 		} else {
-			peer_words(d, level, c.rownext, nullptr, ownvis, frontb, nullptr, nullptr, tdeg, c.cnt, found, td, be,
+			peer_words(d, level, c.rownext, nullptr, ownvis, frontb, nullptr, nullptr, nullptr, tdeg, c.cnt, found, td, be,
 				   bs);
 		}
 		kgpu_count(&c.cnt->found, found);

@@ -63,12 +63,15 @@ __device__ void peer_list_update(const peer_dev &d, int q, u64 *__restrict__ row
 // search, then to the next ranks along the row; d.won_owner 0: the lowest
 // column), the owner update, the next level's
 // expand pushed where it changed, shared visited, the new frontier's words
-// listed (td_lists).  xrecv, won, pred: grids of several columns only.
+// listed (td_lists).  xrecv, won, pred, pl: grids of several columns only.
+// The rows credited to the owner itself get their predecessor here, from
+// its own PL (d.own_pred; else WON's own segment, decoded after the search
+// like the others'); the rest the level now, the parent after the search.
 template <typename T>
 __device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rownext, u64 *__restrict__ xrecv,
 			   u64 *__restrict__ ownvis, u64 *__restrict__ frontb, u64 *__restrict__ won,
-			   u64 *__restrict__ pred, const T *__restrict__ tdeg, kgpu_counters *cnt, ull &found, ull &td,
-			   ull &be, ull &bs)
+			   u64 *__restrict__ pred, const u64 *__restrict__ pl, const T *__restrict__ tdeg,
+			   kgpu_counters *cnt, ull &found, ull &td, ull &be, ull &bs)
 {
 	const int lane = threadIdx.x & 31, q = (int)(level & 1);
 	const u64 gw = (blockIdx.x * (u64)blockDim.x + threadIdx.x) >> 5, nwarps = ((u64)gridDim.x * blockDim.x) >> 5;
@@ -76,7 +79,7 @@ __device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rowne
 	u32 *mylist = d.win[d.me]->clist[q][d.i];
 	for (u64 w0 = gw * 32; w0 < d.nbw; w0 += nwarps * 32) {
 		const u64 w = w0 + lane;
-		u64 n = 0;
+		u64 n = 0, own = 0;
 		if (w < d.nbw) {
 			const u64 ov = ownvis[w];
 			u64 acc = 0;
@@ -96,7 +99,9 @@ __device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rowne
 							xrecv[(u64)m * d.nbw + w] = 0;
 					}
 					const u64 mine = b & ~acc & ~ov;
-					if (mine)
+					if (m == d.j && d.own_pred)
+						own = mine;
+					else if (mine)
 						won[(u64)m * d.nbw + w] |= mine;
 					acc |= b;
 				}
@@ -124,10 +129,15 @@ __device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rowne
 		if (d.lists)
 			kgpu_list_append(n != 0, (u32)w, mylist, &cnt->nfl, d.lcap);
 		found += __popcll(n);
-		td += kgpu_warp_tdeg(d.tbatch, n, w0, tdeg, [&](int l, int b) {
-			if (d.C > 1) // the level now, the parent after the search (kgpu_peer_pred)
-				pred[(w0 + (u64)l) * 64 + (u64)b] = lvbits;
-		});
+		if (d.C > 1) {
+			const u64 *mypl = pl + (u64)d.j * d.nb;
+			td += kgpu_warp_tdeg<true>(d.tbatch, n, own, w0, tdeg, [&](int l, int b, int ob) {
+				const u64 v = (w0 + (u64)l) * 64 + (u64)b;
+				pred[v] = ob ? mypl[v] : lvbits;
+			});
+		} else {
+			td += kgpu_warp_tdeg(d.tbatch, n, 0, w0, tdeg, [](int, int, int) {});
+		}
 	}
 }
 

@@ -120,6 +120,17 @@ if [ $NCCL = 1 ]; then
 	run_ok "KBFS_PEER_WON=nonsense: kbfs $g2 runs" prun "$g2" kbfs --engine cuda --transport peer -n 1 "$PART"
 	unset KBFS_PEER_WON
 	stderr_has "ignoring KBFS_PEER_WON='nonsense' (want owner or lowest)" "... with a warning naming the variable"
+	# the owner's own rows' predecessors decoded after the search, not
+	# written in the update (the ablation), and flags a release store each
+	export KBFS_PEER_OWN_PRED=decode KBFS_PEER_FLAGS=release
+	sub_tap "engine $g2 --transport peer, own predecessors after the search, a release store a flag" \
+		prun "$g2" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
+	export KBFS_PEER_OWN_PRED=nonsense KBFS_PEER_FLAGS=nonsense
+	run_ok "KBFS_PEER_OWN_PRED=nonsense KBFS_PEER_FLAGS=nonsense: kbfs $g2 runs" \
+		prun "$g2" kbfs --engine cuda --transport peer -n 1 "$PART"
+	unset KBFS_PEER_OWN_PRED KBFS_PEER_FLAGS
+	stderr_has "ignoring KBFS_PEER_OWN_PRED='nonsense' (want update or decode)" "... with a warning naming it"
+	stderr_has "ignoring KBFS_PEER_FLAGS='nonsense' (want fence or release)" "... and one naming the other"
 	part 14 "${ONE%% *}"
 	# the transport's trace: each level's update stamped on the GPU, and
 	# (grids of several columns) the predecessor step's kernels timed

@@ -304,6 +304,10 @@ ablation)
 		search "s$SCALE-$GRID-no-compress" "$GRID" $ng -n "$ROOTS" --no-validate --no-compress
 		# grids of several columns: rows credited to the lowest column, not the owner first
 		case $GRID in *x1) ;; *) KBFS_PEER_WON=lowest search "s$SCALE-$GRID-won-lowest" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
+		# ... and the owner's own predecessors decoded after the search, not written in the update
+		case $GRID in *x1) ;; *) KBFS_PEER_OWN_PRED=decode search "s$SCALE-$GRID-own-pred-decode" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
+		# the peer transport's flags a release store each, not all after one fence
+		KBFS_PEER_FLAGS=release search "s$SCALE-$GRID-flags-release" "$GRID" $ng -n "$ROOTS" --no-validate
 		search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
 	fi
 	if [ $wired = 1 ] && [ $CORE = 0 ]; then
