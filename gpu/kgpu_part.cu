@@ -81,6 +81,12 @@ __global__ void k_count_sorted(const u64 *keys, u64 n, int shift, u64 *cnt)
 	}
 }
 
+__global__ void k_count_low(const u64 *keys, u64 n, u64 mask, u64 *cnt)
+{
+	for (u64 k = blockIdx.x * (u64)blockDim.x + threadIdx.x; k < n; k += (u64)gridDim.x * blockDim.x)
+		atomicAdd((ull *)&cnt[keys[k] & mask], 1ull);
+}
+
 __global__ void k_remap(u64 *keys, u64 n, int lo, const u64 *hi, const u64 *low)
 {
 	const u64 mask = (1ull << lo) - 1;
@@ -250,55 +256,46 @@ static void dev_scan(kpart_device *d, uint64_t *a, uint64_t n, void *scratch)
 	done(d, t0);
 }
 
+// One grid-stride kernel over n items (none when n is 0), timed as compute.
+#define DEV_LAUNCH(d, n, cond, kernel, ...)                                                                   \
+	do {                                                                                                   \
+		double t0_ = ktime();                                                                          \
+		if ((n) && (cond)) {                                                                           \
+			kernel<<<blocks_for(n), BLOCK, 0, Q(d)->st>>>(__VA_ARGS__);                             \
+			KGPU_LAUNCHED(#kernel);                                                                \
+		}                                                                                              \
+		done(d, t0_);                                                                                  \
+	} while (0)
+
 static void dev_count_sorted(kpart_device *d, const uint64_t *keys, uint64_t n, int shift, uint64_t *cnt)
 {
-	double t0 = ktime();
-	if (n) {
-		k_count_sorted<<<blocks_for(n), BLOCK, 0, Q(d)->st>>>(keys, n, shift, cnt);
-		KGPU_LAUNCHED("k_count_sorted");
-	}
-	done(d, t0);
+	DEV_LAUNCH(d, n, 1, k_count_sorted, keys, n, shift, cnt);
+}
+
+static void dev_count_low(kpart_device *d, const uint64_t *keys, uint64_t n, uint64_t mask, uint64_t *cnt)
+{
+	DEV_LAUNCH(d, n, 1, k_count_low, keys, n, mask, cnt);
 }
 
 static void dev_expand(kpart_device *d, const void *x, int w, const uint64_t *start, uint64_t nseg, uint64_t s0,
 		       int bits, uint64_t n, uint64_t *keys)
 {
-	double t0 = ktime();
-	if (n && nseg) {
-		k_expand<<<blocks_for(n), BLOCK, 0, Q(d)->st>>>(x, w, start, nseg, s0, bits, n, keys);
-		KGPU_LAUNCHED("k_expand");
-	}
-	done(d, t0);
+	DEV_LAUNCH(d, n, nseg, k_expand, x, w, start, nseg, s0, bits, n, keys);
 }
 
 static void dev_remap(kpart_device *d, uint64_t *keys, uint64_t n, int lo, const uint64_t *hi, const uint64_t *low)
 {
-	double t0 = ktime();
-	if (n) {
-		k_remap<<<blocks_for(n), BLOCK, 0, Q(d)->st>>>(keys, n, lo, hi, low);
-		KGPU_LAUNCHED("k_remap");
-	}
-	done(d, t0);
+	DEV_LAUNCH(d, n, 1, k_remap, keys, n, lo, hi, low);
 }
 
 static void dev_swap(kpart_device *d, uint64_t *keys, uint64_t n, int lo, int hibits)
 {
-	double t0 = ktime();
-	if (n) {
-		k_swap<<<blocks_for(n), BLOCK, 0, Q(d)->st>>>(keys, n, lo, hibits);
-		KGPU_LAUNCHED("k_swap");
-	}
-	done(d, t0);
+	DEV_LAUNCH(d, n, 1, k_swap, keys, n, lo, hibits);
 }
 
 static void dev_low(kpart_device *d, const uint64_t *keys, uint64_t n, uint64_t mask, void *out, int w)
 {
-	double t0 = ktime();
-	if (n) {
-		k_low<<<blocks_for(n), BLOCK, 0, Q(d)->st>>>(keys, n, mask, out, w);
-		KGPU_LAUNCHED("k_low");
-	}
-	done(d, t0);
+	DEV_LAUNCH(d, n, 1, k_low, keys, n, mask, out, w);
 }
 
 static void dev_times(kpart_device *d, double *compute_s, double *copy_s)
@@ -323,6 +320,7 @@ extern "C" void kgpu_kpart_device(kpart_device *d)
 	d->unique = dev_unique;
 	d->scan = dev_scan;
 	d->count_sorted = dev_count_sorted;
+	d->count_low = dev_count_low;
 	d->expand = dev_expand;
 	d->remap = dev_remap;
 	d->swap = dev_swap;

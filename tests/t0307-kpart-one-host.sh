@@ -42,6 +42,22 @@ done
 kpart -q -R 4 -C 1 -o "$T/s-4x1" "$T/g.kg"
 build h-4x1 4 4 1 KBFS_KPART_SHARED=1
 ok "4x1 with KBFS_KPART_SHARED=1: the same files as one process" same_partition "$T/s-4x1" "$T/h-4x1"
+# one column: each rank counts its own rows' tuple degrees and degrees
+# (KBFS_KPART_ROWDEG=0: summed over the column, the ablation)
+build r-4x1 4 4 1
+ok "4x1: the degrees counted per row, said so" \
+	grep -q 'each rank counts its own vertices. tuple degrees and degrees per row' "$T/r-4x1.err"
+ok "... the same files as one process" same_partition "$T/s-4x1" "$T/r-4x1"
+build r0-4x1 4 4 1 KBFS_KPART_ROWDEG=0
+ok "KBFS_KPART_ROWDEG=0: summed over the column instead" sh -c "! grep -q 'per row' '$T/r0-4x1.err'"
+ok "... the same files" same_partition "$T/s-4x1" "$T/r0-4x1"
+kpart -q -R 3 -C 1 --relabel none -o "$T/s-3x1n" "$T/g.kg"
+MPIRUN 3 kpart -v -R 3 -C 1 --relabel none -o "$T/r-3x1n" "$T/g.kg" 2>"$T/r-3x1n.err"
+ok "3x1 --relabel none: the tuple degrees alone counted per row" \
+	sh -c "grep -q 'tuple degrees per row' '$T/r-3x1n.err' && ! grep -q 'and degrees' '$T/r-3x1n.err'"
+ok "... the same files as one process" same_partition "$T/s-3x1n" "$T/r-3x1n"
+build r-2x2 4 2 2
+ok "2x2 (two columns): summed over the column as before" sh -c "! grep -q 'per row' '$T/r-2x2.err'"
 build z0 4 2 2 KBFS_KPART_EXCHANGE=0
 ok "KBFS_KPART_EXCHANGE=0: reads all, the same files" \
 	sh -c "grep -q 'whole input' '$T/z0.err' && cmp -s '$T/s-2x2/rank-00003.kpart' '$T/z0/rank-00003.kpart'"

@@ -25,7 +25,9 @@
  *     CSC; column counts before dedup, summed over the processor column,
  *     are tdeg; with --relabel degree the deduplicated counts are summed the
  *     same way, every owner orders its block, the permutations are gathered
- *     over the processor column and row and the CSC is remapped;
+ *     over the processor column and row and the CSC is remapped; on a grid
+ *     of one column a rank's rows are the vertices it owns, so both counts
+ *     are its rows' (plan.rowdeg), with no sum over the column;
  *  6. the rank file is written, the CSR made on the way as the transpose
  *     of the CSC (kpart_write_rank); rank 0 writes the manifest and renames
  *     the directory into place (kpart_dir_commit).
@@ -275,8 +277,13 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 	if (pl->P > 1) {
 		colc = kcomm_split(comm, parts[0].j, parts[0].i);
 		rowc = kcomm_split(comm, parts[0].i, parts[0].j);
-		tdeg = kmalloc(kmul((size_t)nb, 8));
-		sum_scatter(pl, colc, parts[0].pre, tdeg, (size_t)nb);
+		if (pl->rowdeg & 1) { /* one column: the owned vertices' rows, counted here */
+			tdeg = parts[0].rtd;
+			parts[0].rtd = NULL;
+		} else {
+			tdeg = kmalloc(kmul((size_t)nb, 8));
+			sum_scatter(pl, colc, parts[0].pre, tdeg, (size_t)nb);
+		}
 	} else {
 		gt = kcalloc((size_t)N, 8);
 		for (int p = 0; p < nloc; p++) {
@@ -295,12 +302,19 @@ static void finish_parts(const plan *pl, kcomm *comm, part *parts, int nloc, int
 		uint64_t ncols = parts[0].b.ncols, nrows = parts[0].b.nrows;
 		uint64_t *colperm = kmalloc(kmul((size_t)ncols, 8)), *rowperm = kmalloc(kmul((size_t)nrows, 8));
 		if (pl->P > 1) {
-			uint64_t *dc = kmalloc(kmul((size_t)ncols, 8)), *deg = kmalloc(kmul((size_t)nb, 8));
-			const uint64_t *cp = parts[0].b.colptr;
+			uint64_t *dc = NULL, *deg;
+			if (pl->rowdeg & 2) {
+				deg = parts[0].rdeg;
+				parts[0].rdeg = NULL;
+			} else {
+				const uint64_t *cp = parts[0].b.colptr;
+				dc = kmalloc(kmul((size_t)ncols, 8));
+				deg = kmalloc(kmul((size_t)nb, 8));
 #pragma omp parallel for schedule(static) if (ncols > 65536)
-			for (uint64_t c = 0; c < ncols; c++)
-				dc[c] = cp[c + 1] - cp[c];
-			sum_scatter(pl, colc, dc, deg, (size_t)nb);
+				for (uint64_t c = 0; c < ncols; c++)
+					dc[c] = cp[c + 1] - cp[c];
+				sum_scatter(pl, colc, dc, deg, (size_t)nb);
+			}
 			newpos = kmalloc(kmul((size_t)nb, 8));
 			kpart_degree_order(deg, nb, newpos);
 			gather(pl, colc, newpos, (size_t)nb * 8, colperm);
@@ -471,6 +485,18 @@ static int shared_drop(kcomm *comm, int P, int stream)
 	return on && kcomm_one_host(comm);
 }
 
+/* plan.rowdeg: on a grid of one column, several ranks, each rank's own
+ * rows counted (1: tdeg; 2: the degrees, for the degree order) unless
+ * KBFS_KPART_ROWDEG=0 on any rank (the ablation: summed over the column).
+ * Collective. */
+static int rowdeg_of(kcomm *comm, int P, int C, int relabel)
+{
+	const char *v = getenv("KBFS_KPART_ROWDEG");
+	uint64_t on = !(v && !strcmp(v, "0"));
+	kcomm_allreduce_u64(comm, &on, 1, KCOMM_MIN);
+	return on && P > 1 && C == 1 ? 1 | (relabel ? 2 : 0) : 0;
+}
+
 /* Tuples [*first, *first + *n) of ne: rank r's slice of P. */
 static void slice_of(uint64_t ne, int r, int P, uint64_t *first, uint64_t *n)
 {
@@ -614,6 +640,11 @@ static int open_source(job *b)
 			       (unsigned long long)in->nv, o->R, o->C);
 		return KEXIT_RESOURCE;
 	}
+	b->pl.rowdeg = rowdeg_of(b->comm, b->P, o->C, o->relabel);
+	if (b->pl.rowdeg && b->me == 0)
+		kinfo("one column: each rank counts its own vertices' tuple degrees%s per row, none summed over the "
+		      "column",
+		      b->pl.rowdeg & 2 ? " and degrees" : "");
 	if (b->stream) {
 		s->w = b->idbytes;
 		s->nv = UINT64_MAX; /* kedge_read_raw checks the ids */
@@ -878,6 +909,8 @@ static int end_build(job *b, int rc)
 		free(b->parts[p].bfill);
 		free(b->parts[p].res);
 		free(b->parts[p].pre);
+		free(b->parts[p].rtd);
+		free(b->parts[p].rdeg);
 		kpart_block_free(&b->parts[p].b);
 	}
 	free(b->parts);

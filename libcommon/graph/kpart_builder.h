@@ -30,6 +30,11 @@ typedef struct plan {
 	int shared;         /* keep -1 on one host (KBFS_KPART_SHARED=1): each rank
 			     * reads its slice and drops every part's keys straight
 			     * into the owners' buckets in shared memory */
+	int rowdeg;         /* several ranks, one column (Rx1): a rank's rows are the
+			     * vertices it owns, whose tuple degrees (1) and, with the
+			     * degree order, degrees (2) are counted per row as the CSC
+			     * is built, instead of summed over the column
+			     * (KBFS_KPART_ROWDEG=0: 0, the ablation) */
 	fdiv fnb;
 	uint32_t *vi, *vj;  /* vertex block -> grid (i, j) of its owner */
 	int br, bc, rbits;  /* bits of a local row, column; residual */
@@ -51,6 +56,8 @@ typedef struct part {
 	uint64_t *bfill;
 	void *res;        /* E residuals */
 	uint64_t *pre;    /* ncols: column counts before dedup */
+	uint64_t *rtd;    /* plan.rowdeg & 1: nrows, row counts before dedup (tdeg) */
+	uint64_t *rdeg;   /* plan.rowdeg & 2: nrows, row counts after dedup (degrees) */
 	/* plan.shared, pass 2: where this rank's keys of each part and bucket
 	 * start (kpart_nhist of them), every part's residuals (P), the window */
 	uint64_t *sbase;

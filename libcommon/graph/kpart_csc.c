@@ -131,7 +131,9 @@ void kpart_build_csc(const plan *pl, part *pt)
 		if (pt->bstart[k + 1] - pt->bstart[k] > maxb)
 			maxb = pt->bstart[k + 1] - pt->bstart[k];
 	int br = pl->br, rb = pl->rbits, r64 = pl->res64;
-	uint64_t rowmask = pl->rowmask, *cnt = b->colptr + 1, *pre = pt->pre;
+	uint64_t rowmask = pl->rowmask, *cnt = b->colptr + 1, *pre = pt->pre, nrows = pl->g.N / (uint64_t)pl->R;
+	uint64_t *rtd = pt->rtd = pl->rowdeg & 1 ? kcalloc((size_t)nrows, 8) : NULL;
+	uint64_t *rdeg = pt->rdeg = pl->rowdeg & 2 ? kcalloc((size_t)nrows, 8) : NULL;
 #pragma omp parallel if (pt->E > 65536)
 	{
 		void *tmp = kmalloc(kmul((size_t)maxb, r64 ? 8 : 4));
@@ -146,10 +148,14 @@ void kpart_build_csc(const plan *pl, part *pt)
 				uint64_t x = r64 ? ((uint64_t *)pt->res)[e] : ((uint32_t *)pt->res)[e];
 				uint64_t kk = k << rb | x, col = kk >> br;
 				pre[col]++;
+				if (rtd) /* the buckets' rows cross: every thread may meet a row */
+					__atomic_fetch_add(&rtd[kk & rowmask], 1, __ATOMIC_RELAXED);
 				if (e > s && x == prev)
 					continue;
 				prev = x;
 				cnt[col]++;
+				if (rdeg)
+					__atomic_fetch_add(&rdeg[kk & rowmask], 1, __ATOMIC_RELAXED);
 				if (r64)
 					((uint64_t *)pt->res)[out++] = kk & rowmask;
 				else

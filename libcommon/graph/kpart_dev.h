@@ -62,6 +62,9 @@ struct kpart_device {
 	/* cnt[keys[k] >> shift] += 1 for every k < n; keys sorted ascending.
 	 * cnt is not cleared first. */
 	void (*count_sorted)(kpart_device *d, const uint64_t *keys, uint64_t n, int shift, uint64_t *cnt);
+	/* cnt[keys[k] & mask] += 1 for every k < n (any order; cnt is not
+	 * cleared first). */
+	void (*count_low)(kpart_device *d, const uint64_t *keys, uint64_t n, uint64_t mask, uint64_t *cnt);
 	/* keys[e] = (s << bits) | x[e] for every e in segment s, that is
 	 * start[s] - start[0] <= e < start[s+1] - start[0], s < nseg; x has
 	 * u32 (w = 4) or u64 (w = 8) entries; n = start[nseg] - start[0];

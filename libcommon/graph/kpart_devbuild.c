@@ -100,7 +100,8 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 			maxb = pt->bstart[k + 1] - pt->bstart[k];
 	/* the plan: column counts before and after dedup, the piece's bucket
 	 * starts, then the pieces' buffers in what is left */
-	uint64_t fixed = 8 * ncols + 8 * (ncols + 1) + 8 * (nbk + 1), avail = d->avail(d);
+	uint64_t rcn = (uint64_t)((pl->rowdeg & 1) + (pl->rowdeg >> 1 & 1)) * nrows; /* row counts (plan.rowdeg) */
+	uint64_t fixed = 8 * ncols + 8 * (ncols + 1) + 8 * (nbk + 1) + 8 * rcn, avail = d->avail(d);
 	uint64_t room = avail > fixed ? avail - fixed : 0, nmax = piece_max(db, room, E, m);
 	if ((nmax < maxb || avail < fixed) && db->fallback) { /* auto: the host builds this part */
 		char a[32];
@@ -123,17 +124,22 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 	uint64_t *pre = dalloc(db, 8 * ncols), *cnt = dalloc(db, 8 * (ncols + 1)), *bst = dalloc(db, 8 * (nbk + 1));
 	uint64_t *A = dalloc(db, 8 * nbuf), *B = dalloc(db, 8 * nbuf);
 	void *scr = dalloc(db, scratch_for(db, nbuf, m));
-	if (!pre || !cnt || !bst || !A || !B || !scr) {
+	uint64_t *rc = rcn ? dalloc(db, 8 * rcn) : NULL, *rtd = rc, *rdeg = rc;
+	if (pl->rowdeg & 1 && pl->rowdeg & 2)
+		rdeg = rc + nrows;
+	if (!pre || !cnt || !bst || !A || !B || !scr || (rcn && !rc)) {
 		char a[32];
 		kerror("%s: cannot allocate the %s planned for kpart's sort (the device's free memory changed?); "
 		       "use --engine cpu", d->where(d), kpart_human_bytes(a, sizeof a, fixed + piece_bytes(db, nbuf, m)));
-		void *all[6] = {pre, cnt, bst, A, B, scr};
-		for (int k = 0; k < 6; k++)
+		void *all[7] = {pre, cnt, bst, A, B, scr, rc};
+		for (int k = 0; k < 7; k++)
 			dfree(db, &all[k]);
 		return KEXIT_RESOURCE;
 	}
 	d->clear(d, pre, 8 * ncols);
 	d->clear(d, cnt, 8 * (ncols + 1));
+	if (rc)
+		d->clear(d, rc, 8 * rcn);
 	char *res = pt->res;
 	uint64_t nnz = 0, pieces = 0, *last = NULL, lastn = 0;
 	for (uint64_t k0 = 0, k1; k0 < nbk; k0 = k1) {
@@ -148,8 +154,12 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 		d->expand(d, B, wr, bst, k1 - k0, k0, pl->rbits, n, A);
 		uint64_t *sorted = d->sort(d, A, B, n, bits, scr), *other = sorted == A ? B : A;
 		d->count_sorted(d, sorted, n, pl->br, pre);
+		if (pl->rowdeg & 1)
+			d->count_low(d, sorted, n, pl->rowmask, rtd);
 		uint64_t u = d->unique(d, sorted, other, n, scr);
 		d->count_sorted(d, other, u, pl->br, cnt + 1);
+		if (pl->rowdeg & 2)
+			d->count_low(d, other, u, pl->rowmask, rdeg);
 		d->low(d, other, u, pl->rowmask, sorted, w);
 		/* in place of the residuals: nnz*w <= s*wr, so nothing unread is overwritten */
 		d->get(d, res + nnz * (uint64_t)w, sorted, (size_t)(u * (uint64_t)w));
@@ -163,6 +173,15 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 	pt->pre = kmalloc(kmul((size_t)ncols, 8));
 	d->get(d, b->colptr, cnt, (size_t)(ncols + 1) * 8);
 	d->get(d, pt->pre, pre, (size_t)ncols * 8);
+	if (pl->rowdeg & 1) {
+		pt->rtd = kmalloc(kmul((size_t)nrows, 8));
+		d->get(d, pt->rtd, rtd, (size_t)nrows * 8);
+	}
+	if (pl->rowdeg & 2) {
+		pt->rdeg = kmalloc(kmul((size_t)nrows, 8));
+		d->get(d, pt->rdeg, rdeg, (size_t)nrows * 8);
+	}
+	dfree(db, (void **)&rc);
 	dfree(db, (void **)&pre);
 	dfree(db, (void **)&cnt);
 	dfree(db, (void **)&bst);

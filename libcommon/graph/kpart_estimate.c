@@ -44,11 +44,13 @@ int kpart_estimate_make(uint64_t nv, uint64_t M, int R, int C, kpart_estimate *e
 	/* kpart on the device (kpart_devbuild.c), the block in one piece: the
 	 * keys and their sort buffer (16 B an entry), CUB's scratch (allowed
 	 * n/16 bytes: a few per tile of thousands of keys), two column counts
-	 * and the bucket starts for the CSC; the permutations and the row
+	 * and the bucket starts for the CSC (on one column of several ranks
+	 * also two row counts: plan.rowdeg); the permutations and the row
 	 * counts for the relabelling and the CSR.  The larger of the two, and
 	 * what kpart leaves free for the runtime. */
 	uint64_t n = e->nnz_rank, keys = 16 * n + n / 16 + ((uint64_t)1 << 20) + KPART_DEV_RESERVE;
-	uint64_t csc = keys + 16 * (ncols + 1) + 8 * (ncols + 1), big = ncols > nrows ? ncols : nrows;
+	uint64_t csc = keys + 16 * (ncols + 1) + 8 * (ncols + 1) + (C == 1 && R > 1 ? 16 * nrows : 0);
+	uint64_t big = ncols > nrows ? ncols : nrows;
 	uint64_t fin = keys + 8 * (big + 1) + 8 * (ncols + nrows);
 	e->build_device_bytes = csc > fin ? csc : fin;
 	/* kbfs with the CPU engine, as kbfs_plan.c counts it for a built

@@ -210,6 +210,22 @@ static void m_count_sorted(kpart_device *d, const uint64_t *keys, uint64_t n, in
 		cnt[keys[k] >> shift]++;
 }
 
+static void m_count_low(kpart_device *d, const uint64_t *keys, uint64_t n, uint64_t mask, uint64_t *cnt)
+{
+	M->calls++;
+	if (!in(M, keys, 8 * n)) {
+		M->bad++;
+		return;
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		if (!in(M, &cnt[keys[k] & mask], 8)) {
+			M->bad++;
+			return;
+		}
+		cnt[keys[k] & mask]++;
+	}
+}
+
 static void m_expand(kpart_device *d, const void *x, int w, const uint64_t *start, uint64_t nseg, uint64_t s0,
 		     int bits, uint64_t n, uint64_t *keys)
 {
@@ -267,7 +283,7 @@ static void mock_device(kpart_device *d, mock *m, int built, uint64_t limit)
 			    .avail = m_avail, .where = m_where, .alloc = m_alloc,
 			    .release = m_release, .put = m_put, .get = m_get, .clear = m_clear,
 			    .scratch_bytes = m_scratch, .sort = m_sort, .unique = m_unique, .scan = m_scan,
-			    .count_sorted = m_count_sorted, .expand = m_expand, .remap = m_remap, .swap = m_swap,
+			    .count_sorted = m_count_sorted, .count_low = m_count_low, .expand = m_expand, .remap = m_remap, .swap = m_swap,
 			    .low = m_low, .times = m_times};
 }
 
