@@ -42,6 +42,8 @@ done
 kpart -q -R 4 -C 1 -o "$T/s-4x1" "$T/g.kg"
 build h-4x1 4 4 1 KBFS_KPART_SHARED=1
 ok "4x1 with KBFS_KPART_SHARED=1: the same files as one process" same_partition "$T/s-4x1" "$T/h-4x1"
+build hp-4x1 4 4 1 KBFS_KPART_SHARED=1 KBFS_KPART_POPULATE=0
+ok "... and with the window's pages left to fault (KBFS_KPART_POPULATE=0)" same_partition "$T/s-4x1" "$T/hp-4x1"
 # one column: each rank counts its own rows' tuple degrees and degrees
 # (KBFS_KPART_ROWDEG=0: summed over the column, the ablation)
 build r-4x1 4 4 1

@@ -737,9 +737,25 @@ static void make_shared_part(job *b)
 		if (p == me)
 			pt->bstart[nbk] = pt->E = at;
 	}
+	size_t w = pl->res64 ? 8 : 4, *bytes = kcalloc((size_t)P, sizeof *bytes);
+	for (int p = 0; p < P; p++)
+		for (uint64_t k = 0; k < nbk; k++)
+			for (int r = 0; r < P; r++)
+				bytes[p] += (size_t)all[(size_t)r * H + (size_t)p * nbk + k] * w;
 	free(all);
 	pt->speer = kmalloc(kmul((size_t)P, sizeof *pt->speer));
-	pt->win = kcomm_shared_alloc(b->comm, kmul((size_t)pt->E, pl->res64 ? 8 : 4), pt->speer);
+	pt->win = kcomm_shared_alloc(b->comm, kmul((size_t)pt->E, w), pt->speer);
+	/* every part's pages mapped writable here before pass 2 scatters keys
+	 * into them (else a fault a page a process, from 16 threads at random;
+	 * KBFS_KPART_POPULATE=0 leaves them to fault); the barrier keeps any
+	 * rank's pass 2 after every rank's mapping */
+	const char *v = getenv("KBFS_KPART_POPULATE");
+	if (!(v && !strcmp(v, "0"))) {
+		for (int p = 0; p < P; p++)
+			(void)kmem_populate(pt->speer[p], bytes[p]);
+		kcomm_barrier(b->comm);
+	}
+	free(bytes);
 	free(b->hist);
 	b->hist = NULL;
 }

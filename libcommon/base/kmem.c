@@ -69,3 +69,25 @@ size_t kmul(size_t n, size_t m)
 		kdie(KEXIT_RESOURCE, "size overflow: %zu x %zu", n, m);
 	return n * m;
 }
+
+int kmem_populate(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t pg = 4096, piece = (uintptr_t)64 << 20;
+	uintptr_t a = (uintptr_t)p & ~(pg - 1), b = (uintptr_t)p + n;
+	if (!p || b <= a)
+		return 0;
+	int bad = 0;
+	uintptr_t np = (b - a + piece - 1) / piece;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : bad)
+	for (uintptr_t k = 0; k < np; k++) {
+		uintptr_t s = a + k * piece, e = s + piece < b ? s + piece : b;
+		bad |= madvise((void *)s, e - s, MADV_POPULATE_WRITE) != 0;
+	}
+	return bad ? -1 : 0;
+#else
+	(void)p;
+	(void)n;
+	return 0;
+#endif
+}

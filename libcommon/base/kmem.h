@@ -20,5 +20,11 @@ void *krealloc(void *p, size_t n);
 char *kstrdup(const char *s);
 /* n*m, dying on size_t overflow */
 size_t kmul(size_t n, size_t m);
+/* Map the pages of [p, p + n) writable now, without writing them
+ * (MADV_POPULATE_WRITE, where the kernel has it; else nothing), on all
+ * threads in pieces of 64 MiB: memory that others will write at random
+ * (a shared window) then takes no fault a page.  Returns 0, or -1 when
+ * the kernel refused (advice only: nothing changes). */
+int kmem_populate(void *p, size_t n);
 
 #endif
