@@ -137,6 +137,11 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 		if (blockIdx.x != 0)
 			return;
 		peer_list_update(d, q, rownext, ownvis, frontb, tdeg, rl, (u32)cnt->nwl, found, td, be);
+		for (u64 w = threadIdx.x; d.clr_fb && w < d.nbw; w += blockDim.x) { // as peer_words does
+			d.clr_fb[w] = 0;
+			for (int r = 0; r < d.R; r++)
+				d.clr_cf[(u64)r * d.nbw + w] = 0;
+		}
 	} else {
 		peer_words(d, level, rownext, xrecv, ownvis, frontb, won, pred, pl, tdeg, cnt, found, td, be, bs);
 	}
@@ -333,6 +338,10 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	d.nb = g.nb;
 	d.dense = st->o.dense_push;
 	d.tbatch = st->o.tdeg_batch;
+	const char *cv = getenv("KBFS_PEER_CLEAR");
+	p->clear = cv && !strcmp(cv, "1") && g.R > 1 && !d.dense && !st->o.td_loop;
+	if (cv && strcmp(cv, "1") && strcmp(cv, "0"))
+		kwarn("ignoring KBFS_PEER_CLEAR='%s' (want 0 or 1)", cv);
 	const char *fv = getenv("KBFS_PEER_FLAGS");
 	d.flag_rel = fv && !strcmp(fv, "release");
 	if (fv && !d.flag_rel && strcmp(fv, "fence"))
@@ -496,6 +505,7 @@ void kgpu_peer_start(kgpu_peer *p)
 	const u64 root = st->root;
 	const int owner = kpart_owner(&st->b->g, root) == g.rank;
 	p->round++;
+	p->found_last = 1;
 	if (p->trace) // every stamp unset (the start's atomicMin needs the most)
 		CUDA_CHECK(cudaMemsetAsync(p->ust, 0xff, UST_LEVELS * US_N * sizeof(u64), s));
 	k_start<<<kgpu_peer_blocks(p, g.nbw), PB, 0, s>>>(p->d, kgpu_buf(st, KBFS_FRONT), p->frontb[0],
@@ -528,6 +538,14 @@ void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
 	const int nbk = kgpu_blocks((g.nbw + 31) / 32, PB / 32, st->grid);
 	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
 	const u32 *rl = (const u32 *)st->slot[KS_RLIST];
+	// KBFS_PEER_CLEAR: the frontier two levels back (in the other parity's
+	// buffers, which the next update overwrites) dense enough that zeroing
+	// them here (R + 1 segments, local) costs less than the next update's
+	// pushes of a zero for each of its words: more bits a segment than a
+	// quarter of its words
+	const int clr = p->clear && p->found_last / ((u64)g.R * g.C) > g.nbw / 4;
+	p->d.clr_cf = clr ? p->colfront[q ^ 1] : nullptr;
+	p->d.clr_fb = clr ? p->frontb[q ^ 1] : nullptr;
 	if (g.tdeg64)
 		k_update<u64><<<nbk, PB, 0, s>>>(p->d, level, rownext, kgpu_buf(st, KBFS_XRECV), kgpu_buf(st, KBFS_OWNVIS),
 						p->frontb[q], p->won, kgpu_buf(st, KBFS_PRED), kgpu_buf(st, KBFS_PL),
@@ -539,6 +557,7 @@ void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
 						(const u32 *)st->slot[KS_TDEG],
 						st->cnt, p->fold_round, p->round, examined, p->dhsum, rl, st->lvl_list);
 	KGPU_LAUNCHED("k_update (peer)");
+	p->d.clr_cf = p->d.clr_fb = nullptr;
 	st->lvl_list = 0;
 	// the next level reads what this one sent
 	st->slot[KS_BUF0 + KBFS_COLFRONT] = p->colfront[q];
@@ -593,4 +612,5 @@ void kgpu_peer_counts(kgpu_peer *p, u64 cnt[6])
 		cnt[k] = ((volatile u64 *)p->hsum)[k];
 	p->st->list_ok = p->st->lists == 2 && ((volatile u64 *)p->hsum)[S_LOVF] == 0;
 	p->st->last_tdeg = cnt[S_TDEG];
+	p->found_last = cnt[S_FOUND];
 }

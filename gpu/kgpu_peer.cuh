@@ -43,6 +43,12 @@ struct peer_dev {
 	int lists;     // td_lists (C == 1): the update keeps the frontier's lists
 	u32 lcap;      // ... of at most lcap words (kgpu_state.lcap)
 	int tbatch;    // the update's words a warp takes together (kgpu_opts.tdeg_batch)
+	// KBFS_PEER_CLEAR=1, set for one update when the frontier two levels back
+	// (what COLFRONT and FRONTB of the other parity hold) was dense: this
+	// rank's COLFRONT (all R segments) and FRONTB of parity q ^ 1 zeroed,
+	// so that the next update pushes only its new frontier's nonzero words
+	// rather than a zero for every word that frontier set (else NULL)
+	u64 *clr_cf, *clr_fb;
 	int flag_rel;  // KBFS_PEER_FLAGS=release: a release store a flag (the ablation; default: one fence, then all)
 	int own_pred;  // C > 1: the rows credited to the owner get their predecessor from its PL in the update
 		       // (1, default), or after the search with the others' (0: KBFS_PEER_OWN_PRED=decode)
@@ -238,6 +244,8 @@ struct kgpu_peer {
 	u64 round, fold_round, won_round, ring_round;
 	int grid;
 	double timeout_s;
+	int clear;            // KBFS_PEER_CLEAR=1 (an experiment; R > 1, not --dense-push nor TD_LOOP)
+	u64 found_last;       // the vertices the last round found (the root's: 1), for clear
 	int trace;            // KBFS_PEER_TRACE=1: the predecessor step's kernels timed, a line a search;
 			      // the update's stamps (ust), a line a search
 	cudaEvent_t ev[8];

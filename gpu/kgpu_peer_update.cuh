@@ -80,6 +80,11 @@ __device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rowne
 	for (u64 w0 = gw * 32; w0 < d.nbw; w0 += nwarps * 32) {
 		const u64 w = w0 + lane;
 		u64 n = 0, own = 0;
+		if (w < d.nbw && d.clr_fb) { // KBFS_PEER_CLEAR: the other parity's frontier, here and as sent here
+			d.clr_fb[w] = 0;
+			for (int r = 0; r < d.R; r++)
+				d.clr_cf[(u64)r * d.nbw + w] = 0;
+		}
 		if (w < d.nbw) {
 			const u64 ov = ownvis[w];
 			u64 acc = 0;

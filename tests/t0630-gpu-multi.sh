@@ -125,12 +125,23 @@ if [ $NCCL = 1 ]; then
 	export KBFS_PEER_OWN_PRED=decode KBFS_PEER_FLAGS=release
 	sub_tap "engine $g2 --transport peer, own predecessors after the search, a release store a flag" \
 		prun "$g2" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
-	export KBFS_PEER_OWN_PRED=nonsense KBFS_PEER_FLAGS=nonsense
-	run_ok "KBFS_PEER_OWN_PRED=nonsense KBFS_PEER_FLAGS=nonsense: kbfs $g2 runs" \
+	export KBFS_PEER_OWN_PRED=nonsense KBFS_PEER_FLAGS=nonsense KBFS_PEER_CLEAR=nonsense
+	run_ok "KBFS_PEER_OWN_PRED, _FLAGS and _CLEAR nonsense: kbfs $g2 runs" \
 		prun "$g2" kbfs --engine cuda --transport peer -n 1 "$PART"
-	unset KBFS_PEER_OWN_PRED KBFS_PEER_FLAGS
+	unset KBFS_PEER_OWN_PRED KBFS_PEER_FLAGS KBFS_PEER_CLEAR
 	stderr_has "ignoring KBFS_PEER_OWN_PRED='nonsense' (want update or decode)" "... with a warning naming it"
-	stderr_has "ignoring KBFS_PEER_FLAGS='nonsense' (want fence or release)" "... and one naming the other"
+	stderr_has "ignoring KBFS_PEER_FLAGS='nonsense' (want fence or release)" "... and one naming the second"
+	stderr_has "ignoring KBFS_PEER_CLEAR='nonsense' (want 0 or 1)" "... and one naming the third"
+	# the dense frontier's buffers cleared ahead on the grids of several
+	# rows and columns (the fold's and the predecessors' paths too)
+	for g in $ONE; do
+		case $g in 1x* | *x1) continue ;; esac
+		part 12 "$g"
+		export KBFS_PEER_CLEAR=1
+		sub_tap "engine $g --transport peer, buffers of a dense frontier cleared ahead (KBFS_PEER_CLEAR=1)" \
+			prun "$g" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
+		unset KBFS_PEER_CLEAR
+	done
 	part 14 "${ONE%% *}"
 	# the transport's trace: each level's update stamped on the GPU, and
 	# (grids of several columns) the predecessor step's kernels timed
@@ -165,17 +176,23 @@ if [ $NCCL = 1 ]; then
 		sub_tap "engine $RX1 --transport peer, lists of at most 2 words (KBFS_CUDA_LIST_CAP=2)" \
 			prun "$RX1" "$TB/test_engine" --kernels lb --configs full --roots 4 --transport peer "$PART"
 		unset KBFS_CUDA_LIST_CAP
-		# the experiment of runs of small top-down levels in one launch a GPU
-		export KBFS_CUDA_TD_LOOP=1
-		sub_tap "engine $RX1 --transport peer, small top-down levels in one launch (KBFS_CUDA_TD_LOOP=1)" \
-			prun "$RX1" "$TB/test_engine" --kernels lb --configs full --roots 4 --transport peer "$PART"
-		export KBFS_CUDA_LIST_CAP=2
-		sub_tap "engine $RX1 --transport peer, KBFS_CUDA_TD_LOOP=1 with lists of at most 2 words" \
-			prun "$RX1" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
-		unset KBFS_CUDA_LIST_CAP
+		# experiment VAR=1 WHAT: test_engine on $RX1 with it (full
+		# configurations), then with lists of at most 2 words too (list
+		# levels that overflow mid-search)
+		experiment() {
+			export "$1"
+			sub_tap "engine $RX1 --transport peer, $2 ($1)" \
+				prun "$RX1" "$TB/test_engine" --kernels lb --configs full --roots 4 --transport peer "$PART"
+			export KBFS_CUDA_LIST_CAP=2
+			sub_tap "engine $RX1 --transport peer, $1 with lists of at most 2 words" \
+				prun "$RX1" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
+			unset KBFS_CUDA_LIST_CAP "${1%%=*}"
+		}
+		experiment KBFS_PEER_CLEAR=1 "buffers of a dense frontier cleared ahead"
+		experiment KBFS_CUDA_TD_LOOP=1 "small top-down levels in one launch"
 		part 14 "$RX1"
 		rm -rf "$T/d"
-		export KBFS_CUDA_KTRACE=1
+		export KBFS_CUDA_KTRACE=1 KBFS_CUDA_TD_LOOP=1
 		run_ok "kbfs --transport peer $RX1 scale 14, KBFS_CUDA_TD_LOOP=1: trees validate" \
 			prun "$RX1" kbfs --engine cuda --transport peer -n 8 --depth-out "$T/d" "$PART"
 		unset KBFS_CUDA_KTRACE KBFS_CUDA_TD_LOOP

@@ -308,6 +308,8 @@ ablation)
 		case $GRID in *x1) ;; *) KBFS_PEER_OWN_PRED=decode search "s$SCALE-$GRID-own-pred-decode" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
 		# the peer transport's flags a release store each, not all after one fence
 		KBFS_PEER_FLAGS=release search "s$SCALE-$GRID-flags-release" "$GRID" $ng -n "$ROOTS" --no-validate
+		# the experiment: a dense frontier's buffers cleared a level ahead (grids of several rows)
+		case $GRID in 1x*) ;; *) KBFS_PEER_CLEAR=1 search "s$SCALE-$GRID-peer-clear" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
 		search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
 	fi
 	if [ $wired = 1 ] && [ $CORE = 0 ]; then
