@@ -130,6 +130,8 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 	const int q = (int)(level & 1);
 	ull found = 0, td = 0, be = 0, bs = 0;
 	const bool lm = d.lists && listlevel && cnt->nwl <= d.lcap && d.win[d.me]->ccount[q][d.i] <= d.lcap;
+	if (d.clr_fb && d.lists && blockIdx.x == 0 && threadIdx.x < d.R) // FRONTB[q ^ 1] zeroed: its list is empty
+		d.win[d.colrank[threadIdx.x]]->ccount[q ^ 1][d.i] = 0;
 	if (lm) {
 		// block 0 has the level's few words and finishes the round alone,
 		// without a ticket (a block that starts after it is done still reads
@@ -541,9 +543,11 @@ void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
 	// KBFS_PEER_CLEAR: the frontier two levels back (in the other parity's
 	// buffers, which the next update overwrites) dense enough that zeroing
 	// them here (R + 1 segments, local) costs less than the next update's
-	// pushes of a zero for each of its words: more bits a segment than a
-	// quarter of its words
-	const int clr = p->clear && p->found_last / ((u64)g.R * g.C) > g.nbw / 4;
+	// pushes of a zero for each of its words (more bits a segment than a
+	// quarter of its words), or, with td_lists, too large for its list
+	// (some rank's overflowed), which keeps the next update from being a
+	// list level; the list is then empty (k_update)
+	const int clr = p->clear && (p->found_last / ((u64)g.R * g.C) > g.nbw / 4 || (st->lists == 2 && !st->list_ok));
 	p->d.clr_cf = clr ? p->colfront[q ^ 1] : nullptr;
 	p->d.clr_fb = clr ? p->frontb[q ^ 1] : nullptr;
 	if (g.tdeg64)
