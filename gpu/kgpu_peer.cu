@@ -365,6 +365,15 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	st->lists = d.lists ? 2 : 0;
 	const char *tr = getenv("KBFS_PEER_TRACE");
 	p->trace = tr && !strcmp(tr, "1");
+	const char *ub = getenv("KBFS_PEER_UPDATE_BLOCKS");
+	if (ub) {
+		const char *end;
+		u64 n = 0;
+		if (knum_u64(ub, &end, &n) == KNUM_OK && !*end && n >= 1 && n <= (u64)st->grid)
+			p->ublocks = (int)n;
+		else
+			kwarn("ignoring KBFS_PEER_UPDATE_BLOCKS='%s' (want 1 to %d)", ub, st->grid);
+	}
 	if (p->trace)
 		for (int k = 0; k < 8; k++)
 			CUDA_CHECK(cudaEventCreate(&p->ev[k]));
@@ -537,7 +546,7 @@ void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
 	const cudaStream_t s = kgpu_queue(st);
 	const int q = (int)(level & 1);
 	p->round++;
-	const int nbk = kgpu_blocks((g.nbw + 31) / 32, PB / 32, st->grid);
+	const int nbk = kgpu_blocks((g.nbw + 31) / 32, PB / 32, p->ublocks ? p->ublocks : st->grid);
 	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
 	const u32 *rl = (const u32 *)st->slot[KS_RLIST];
 	// KBFS_PEER_CLEAR: the frontier two levels back (in the other parity's
