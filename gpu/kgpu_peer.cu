@@ -130,8 +130,13 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 	const int q = (int)(level & 1);
 	ull found = 0, td = 0, be = 0, bs = 0;
 	const bool lm = d.lists && listlevel && cnt->nwl <= d.lcap && d.win[d.me]->ccount[q][d.i] <= d.lcap;
-	if (d.clr_fb && d.lists && blockIdx.x == 0 && threadIdx.x < d.R) // FRONTB[q ^ 1] zeroed: its list is empty
-		d.win[d.colrank[threadIdx.x]]->ccount[q ^ 1][d.i] = 0;
+	// FRONTB[q ^ 1] zeroed: its list, which the next update reads here as its
+	// old words, is empty.  Only this rank's own window: a column peer may
+	// still be expanding this level from the lists of parity q ^ 1 in its
+	// window (nothing orders its local step before this update on a grid of
+	// one column); every update rewrites its list everywhere anyway.
+	if (d.clr_fb && d.lists && blockIdx.x == 0 && threadIdx.x == 0)
+		d.win[d.me]->ccount[q ^ 1][d.i] = 0;
 	if (lm) {
 		// block 0 has the level's few words and finishes the round alone,
 		// without a ticket (a block that starts after it is done still reads
