@@ -719,6 +719,7 @@ static void make_shared_part(job *b)
 	pt->bstart = kmalloc(kmul((size_t)nbk + 1, 8));
 	pt->bfill = kmalloc(kmul((size_t)nbk, 8));
 	pt->sbase = kmalloc(kmul(H, 8));
+	size_t w = pl->res64 ? 8 : 4, *bytes = kmalloc(kmul((size_t)P, sizeof *bytes));
 	for (int p = 0; p < P; p++) {
 		uint64_t at = 0;
 		for (uint64_t k = 0; k < nbk; k++) {
@@ -736,12 +737,8 @@ static void make_shared_part(job *b)
 		}
 		if (p == me)
 			pt->bstart[nbk] = pt->E = at;
+		bytes[p] = (size_t)at * w; /* part p's keys, every rank's */
 	}
-	size_t w = pl->res64 ? 8 : 4, *bytes = kcalloc((size_t)P, sizeof *bytes);
-	for (int p = 0; p < P; p++)
-		for (uint64_t k = 0; k < nbk; k++)
-			for (int r = 0; r < P; r++)
-				bytes[p] += (size_t)all[(size_t)r * H + (size_t)p * nbk + k] * w;
 	free(all);
 	pt->speer = kmalloc(kmul((size_t)P, sizeof *pt->speer));
 	pt->win = kcomm_shared_alloc(b->comm, kmul((size_t)pt->E, w), pt->speer);
