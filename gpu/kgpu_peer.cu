@@ -144,11 +144,8 @@ __global__ void __launch_bounds__(PB) k_update(peer_dev d, u64 level, u64 *__res
 		if (blockIdx.x != 0)
 			return;
 		peer_list_update(d, q, rownext, ownvis, frontb, tdeg, rl, (u32)cnt->nwl, found, td, be);
-		for (u64 w = threadIdx.x; d.clr_fb && w < d.nbw; w += blockDim.x) { // as peer_words does
-			d.clr_fb[w] = 0;
-			for (int r = 0; r < d.R; r++)
-				d.clr_cf[(u64)r * d.nbw + w] = 0;
-		}
+		for (u64 w = threadIdx.x; d.clr_fb && w < d.nbw; w += blockDim.x) // as peer_words does
+			peer_clear_word(d, w);
 	} else {
 		peer_words(d, level, rownext, xrecv, ownvis, frontb, won, pred, pl, tdeg, cnt, found, td, be, bs);
 	}

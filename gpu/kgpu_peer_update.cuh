@@ -57,6 +57,15 @@ __device__ void peer_list_update(const peer_dev &d, int q, u64 *__restrict__ row
 	}
 }
 
+// KBFS_PEER_CLEAR (d.clr_fb set): word w of this rank's FRONTB and of every
+// segment of its COLFRONT of the other parity zeroed (k_update's words).
+__device__ __forceinline__ void peer_clear_word(const peer_dev &d, u64 w)
+{
+	d.clr_fb[w] = 0;
+	for (int r = 0; r < d.R; r++)
+		d.clr_cf[(u64)r * d.nbw + w] = 0;
+}
+
 // k_update's pass over every word (all blocks, grid-stride): per owned word the
 // row's segments merged (WON credited: a row several ranks found goes to the
 // owner when it is one of them, so that its parent need not travel after the
@@ -80,11 +89,8 @@ __device__ void peer_words(const peer_dev &d, u64 level, u64 *__restrict__ rowne
 	for (u64 w0 = gw * 32; w0 < d.nbw; w0 += nwarps * 32) {
 		const u64 w = w0 + lane;
 		u64 n = 0, own = 0;
-		if (w < d.nbw && d.clr_fb) { // KBFS_PEER_CLEAR: the other parity's frontier, here and as sent here
-			d.clr_fb[w] = 0;
-			for (int r = 0; r < d.R; r++)
-				d.clr_cf[(u64)r * d.nbw + w] = 0;
-		}
+		if (w < d.nbw && d.clr_fb) // KBFS_PEER_CLEAR: the other parity's frontier, here and as sent here
+			peer_clear_word(d, w);
 		if (w < d.nbw) {
 			const u64 ov = ownvis[w];
 			u64 acc = 0;
