@@ -55,7 +55,7 @@ typedef struct part {
 	uint64_t *bstart; /* nbk + 1 */
 	uint64_t *bfill;
 	void *res;        /* E residuals */
-	uint64_t *pre;    /* ncols: column counts before dedup */
+	uint64_t *pre;    /* ncols: column counts before dedup (NULL with plan.rowdeg & 1) */
 	uint64_t *rtd;    /* plan.rowdeg & 1: nrows, row counts before dedup (tdeg) */
 	uint64_t *rdeg;   /* plan.rowdeg & 2: nrows, row counts after dedup (degrees) */
 	/* plan.shared, pass 2: where this rank's keys of each part and bucket

@@ -125,7 +125,7 @@ void kpart_build_csc(const plan *pl, part *pt)
 	uint64_t ncols = pl->g.N / (uint64_t)pl->C, nbk = pl->nbk, maxb = 0;
 	kpart_block *b = &pt->b;
 	b->colptr = kcalloc((size_t)ncols + 1, 8);
-	pt->pre = kcalloc((size_t)ncols, 8);
+	pt->pre = pl->rowdeg & 1 ? NULL : kcalloc((size_t)ncols, 8); /* rowdeg: tdeg from rtd instead */
 	uint64_t *dcnt = kmalloc(kmul((size_t)nbk, 8));
 	for (uint64_t k = 0; k < nbk; k++)
 		if (pt->bstart[k + 1] - pt->bstart[k] > maxb)
@@ -147,9 +147,10 @@ void kpart_build_csc(const plan *pl, part *pt)
 			for (uint64_t e = s; e < s + n; e++) {
 				uint64_t x = r64 ? ((uint64_t *)pt->res)[e] : ((uint32_t *)pt->res)[e];
 				uint64_t kk = k << rb | x, col = kk >> br;
-				pre[col]++;
 				if (rtd) /* the buckets' rows cross: every thread may meet a row */
 					__atomic_fetch_add(&rtd[kk & rowmask], 1, __ATOMIC_RELAXED);
+				else
+					pre[col]++;
 				if (e > s && x == prev)
 					continue;
 				prev = x;

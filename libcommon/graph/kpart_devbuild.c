@@ -8,7 +8,8 @@
  *  CSC (kpart_dev_csc).  The buckets of a part, in pieces of whole
  *  buckets (so of whole columns) that fit the device: each piece's
  *  residuals are copied in, made keys again (expand), sorted, counted per
- *  column (the counts before dedup: tdeg's share), deduplicated, counted
+ *  column (the counts before dedup: tdeg's share; on one column per row
+ *  instead, plan.rowdeg), deduplicated, counted
  *  per column again (colptr after a scan) and cut to their rows (rowidx),
  *  copied back in place of the residuals, as kpart_build_csc does.
  *  The memory is planned first: the largest piece, its sort's scratch and
@@ -100,8 +101,10 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 			maxb = pt->bstart[k + 1] - pt->bstart[k];
 	/* the plan: column counts before and after dedup, the piece's bucket
 	 * starts, then the pieces' buffers in what is left */
-	uint64_t rcn = (uint64_t)((pl->rowdeg & 1) + (pl->rowdeg >> 1 & 1)) * nrows; /* row counts (plan.rowdeg) */
-	uint64_t fixed = 8 * ncols + 8 * (ncols + 1) + 8 * (nbk + 1) + 8 * rcn, avail = d->avail(d);
+	/* row counts (plan.rowdeg), which then stand for the counts per column
+	 * before dedup (tdeg) */
+	uint64_t rcn = (uint64_t)((pl->rowdeg & 1) + (pl->rowdeg >> 1 & 1)) * nrows, npre = pl->rowdeg & 1 ? 0 : ncols;
+	uint64_t fixed = 8 * npre + 8 * (ncols + 1) + 8 * (nbk + 1) + 8 * rcn, avail = d->avail(d);
 	uint64_t room = avail > fixed ? avail - fixed : 0, nmax = piece_max(db, room, E, m);
 	if ((nmax < maxb || avail < fixed) && db->fallback) { /* auto: the host builds this part */
 		char a[32];
@@ -121,13 +124,13 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 	uint64_t nbuf = nmax < E ? nmax : E; /* keys a buffer holds */
 	if (nbuf < 1)
 		nbuf = 1;
-	uint64_t *pre = dalloc(db, 8 * ncols), *cnt = dalloc(db, 8 * (ncols + 1)), *bst = dalloc(db, 8 * (nbk + 1));
+	uint64_t *pre = npre ? dalloc(db, 8 * npre) : NULL, *cnt = dalloc(db, 8 * (ncols + 1)), *bst = dalloc(db, 8 * (nbk + 1));
 	uint64_t *A = dalloc(db, 8 * nbuf), *B = dalloc(db, 8 * nbuf);
 	void *scr = dalloc(db, scratch_for(db, nbuf, m));
 	uint64_t *rc = rcn ? dalloc(db, 8 * rcn) : NULL, *rtd = rc, *rdeg = rc;
 	if (pl->rowdeg & 1 && pl->rowdeg & 2)
 		rdeg = rc + nrows;
-	if (!pre || !cnt || !bst || !A || !B || !scr || (rcn && !rc)) {
+	if ((npre && !pre) || !cnt || !bst || !A || !B || !scr || (rcn && !rc)) {
 		char a[32];
 		kerror("%s: cannot allocate the %s planned for kpart's sort (the device's free memory changed?); "
 		       "use --engine cpu", d->where(d), kpart_human_bytes(a, sizeof a, fixed + piece_bytes(db, nbuf, m)));
@@ -136,7 +139,8 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 			dfree(db, &all[k]);
 		return KEXIT_RESOURCE;
 	}
-	d->clear(d, pre, 8 * ncols);
+	if (pre)
+		d->clear(d, pre, 8 * npre);
 	d->clear(d, cnt, 8 * (ncols + 1));
 	if (rc)
 		d->clear(d, rc, 8 * rcn);
@@ -153,8 +157,9 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 		d->put(d, bst, pt->bstart + k0, (size_t)(k1 - k0 + 1) * 8);
 		d->expand(d, B, wr, bst, k1 - k0, k0, pl->rbits, n, A);
 		uint64_t *sorted = d->sort(d, A, B, n, bits, scr), *other = sorted == A ? B : A;
-		d->count_sorted(d, sorted, n, pl->br, pre);
-		if (pl->rowdeg & 1)
+		if (pre)
+			d->count_sorted(d, sorted, n, pl->br, pre);
+		else
 			d->count_low(d, sorted, n, pl->rowmask, rtd);
 		uint64_t u = d->unique(d, sorted, other, n, scr);
 		d->count_sorted(d, other, u, pl->br, cnt + 1);
@@ -170,9 +175,11 @@ int kpart_dev_csc(const plan *pl, part *pt, kpart_devbuild *db, int keep)
 	kpart_block *b = &pt->b;
 	d->scan(d, cnt, ncols + 1, scr);
 	b->colptr = kmalloc(kmul((size_t)ncols + 1, 8));
-	pt->pre = kmalloc(kmul((size_t)ncols, 8));
 	d->get(d, b->colptr, cnt, (size_t)(ncols + 1) * 8);
-	d->get(d, pt->pre, pre, (size_t)ncols * 8);
+	if (pre) {
+		pt->pre = kmalloc(kmul((size_t)ncols, 8));
+		d->get(d, pt->pre, pre, (size_t)ncols * 8);
+	}
 	if (pl->rowdeg & 1) {
 		pt->rtd = kmalloc(kmul((size_t)nrows, 8));
 		d->get(d, pt->rtd, rtd, (size_t)nrows * 8);
