@@ -144,11 +144,11 @@ if [ $NCCL = 1 ]; then
 		unset KBFS_PEER_CLEAR
 	done
 	part 14 "${ONE%% *}"
-	# the transport's trace: each level's update stamped on the GPU, and
-	# (grids of several columns) the predecessor step's kernels timed
+	# the transport's trace (logged with -v): each level's update stamped on
+	# the GPU, and (grids of several columns) the predecessor step's kernels timed
 	export KBFS_PEER_TRACE=1
-	run_ok "KBFS_PEER_TRACE=1 kbfs --transport peer ${ONE%% *} scale 14: trees validate" \
-		prun "${ONE%% *}" kbfs --engine cuda --transport peer -n 2 "$PART"
+	run_ok "KBFS_PEER_TRACE=1 kbfs -v --transport peer ${ONE%% *} scale 14: trees validate" \
+		prun "${ONE%% *}" kbfs -v --engine cuda --transport peer -n 2 "$PART"
 	unset KBFS_PEER_TRACE
 	ok "... a line a search: the update of levels 1 and 2 in four parts" \
 		grep -Eq 'peer transport: update by level \(us: [^)]*\): 1: [0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ 2: [0-9.]+/' "$T/err"
