@@ -166,4 +166,14 @@ done
 run_ok "KBFS_KPART_BUCKET_BITS=0: built anyway" env KBFS_KPART_BUCKET_BITS=0 kpart --engine cpu -R 2 -C 2 -o "$T/bb-0" "$T/g10.kg"
 stderr_has "ignoring KBFS_KPART_BUCKET_BITS='0' (want 1 to 20)" "... with a warning naming the variable"
 ok "... the same files" same_partition "$T/bb-def" "$T/bb-0"
+# keys of 44 bits (scale 22 on one rank): 2^10 buckets of 64-bit residuals by
+# default, 2^12 of 32-bit ones with KBFS_KPART_RES32=1 (as when the host is
+# short of memory); the same files
+kgen -q -s 22 -e 2 -o "$T/g22.kg"
+run_ok "scale 22, 1x1: built" kpart -v --engine cpu -R 1 -C 1 -o "$T/r22-64" "$T/g22.kg"
+stderr_has "keys: 2^10 buckets a part, 64-bit residuals" "... -v: 2^10 buckets, 64-bit residuals"
+run_ok "KBFS_KPART_RES32=1: built" env KBFS_KPART_RES32=1 kpart -v --engine cpu -R 1 -C 1 -o "$T/r22-32" "$T/g22.kg"
+stderr_has "keys: 2^12 buckets a part, 32-bit residuals (KBFS_KPART_RES32=1" "... -v: 2^12 buckets, 32-bit residuals, and why"
+ok "... the same files" same_partition "$T/r22-64" "$T/r22-32"
+rm -rf "$T/g22.kg" "$T/r22-64" "$T/r22-32"
 done_testing

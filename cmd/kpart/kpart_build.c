@@ -19,7 +19,8 @@
  *     (a rank that read the whole file counted its own part's alone);
  *  4. pass 2 reads the slice again, in bounded rounds where the keys are
  *     exchanged (kcomm_alltoallv), and drops each into its bucket as a
- *     residual (the key's low bits: 32-bit whenever they fit); a rank
+ *     residual (the key's low bits, 64-bit unless they fit 32 or this
+ *     host is short of memory: narrow_keys); a rank
  *     that reads the whole file reads it again and drops its own keys;
  *  5. buckets are radix-sorted and deduplicated, rows compacted in place:
  *     CSC; column counts before dedup, summed over the processor column,
@@ -64,7 +65,7 @@ enum { ROUND = 1 << 17, PATHMAX = 4096 };
 
 /* ------------------------------------------------------------------ plan */
 
-static int make_plan(plan *pl, uint64_t nv, uint64_t M, int R, int C, int P, int me, int wide)
+static int make_plan(plan *pl, uint64_t nv, uint64_t M, int R, int C, int P, int me, int wide, int narrow)
 {
 	memset(pl, 0, sizeof *pl);
 	if (kpart_grid_init(&pl->g, nv, R, C))
@@ -91,9 +92,12 @@ static int make_plan(plan *pl, uint64_t nv, uint64_t M, int R, int C, int P, int
 	pl->idx64 = wide || ncols > (UINT64_C(1) << 32) || nrows > (UINT64_C(1) << 32);
 	pl->off64_all = wide;
 	/* buckets of about 4096 keys, whole columns each, but at most 1024 of
-	 * them, so that dropping keys into them stays kind to the TLB (measured:
-	 * 2^16 buckets made pass 2 40% slower at scale 22); more only where
-	 * 32-bit residuals need them */
+	 * them, so that pass 1's counts and pass 2's drops stay kind to the
+	 * caches and the TLB (measured: 2^16 buckets made pass 2 40% slower at
+	 * scale 22; 2^18 instead of 2^12 made kpart 4x1 at scale 26 11.5
+	 * instead of 8.8 s on four H100); more only where the host is short of
+	 * memory for 64-bit residuals (narrow: narrow_keys) and 32-bit ones
+	 * need them */
 	uint64_t per = 2 * M / (uint64_t)pl->RC / 4096;
 	int cap = pl->bc < 20 ? pl->bc : 20, tb = kpart_bits_for(per + 1);
 	if (tb > 10)
@@ -102,7 +106,7 @@ static int make_plan(plan *pl, uint64_t nv, uint64_t M, int R, int C, int P, int
 		tb = cap;
 	if (tb < 1)
 		tb = 1;
-	if (!wide && bits - tb > 32 && bits - 32 <= cap)
+	if (narrow && !wide && bits - tb > 32 && bits - 32 <= cap)
 		tb = bits - 32;
 	/* KBFS_KPART_BUCKET_BITS=N (an experiment): 2^N buckets whatever the
 	 * residuals' width (at most the cap), 64-bit residuals when they need
@@ -522,6 +526,7 @@ typedef struct job {
 	const kpart_opts *o;
 	kpart_build_stats *st;
 	int P, me;
+	int narrow; /* narrow_keys: 1 asked (KBFS_KPART_RES32), 2 short of memory */
 	double t0, tl;            /* the start; the last lap() */
 	char tmpdir[PATHMAX], outdir[PATHMAX];
 	kedge_reader *r;          /* the input, on the ranks that read it */
@@ -621,6 +626,26 @@ static int choose_engine(job *b)
 	return rc;
 }
 
+/* Whether the keys are kept to 32-bit residuals (plan: more buckets, slower
+ * passes): when KBFS_KPART_RES32=1 asks for it on any rank (the ablation),
+ * or when this host's ranks' keys at 8 bytes (two entries a tuple, the
+ * busiest rank's share) would take more than half of its available
+ * memory.  The same on every rank (collective). */
+static int narrow_keys(job *b)
+{
+	const char *v = getenv("KBFS_KPART_RES32");
+	uint64_t asked = v && !strcmp(v, "1"), narrow[2] = {asked, 0};
+	if (!asked) {
+		double share = b->P > 1 ? 1.15 / b->P : 1.0;
+		double need = 8.0 * 2.0 * (double)b->in.ne * share * kcomm_host_ranks(b->comm);
+		uint64_t avail = kmem_available();
+		narrow[1] = avail && need > 0.5 * (double)avail;
+	}
+	kcomm_allreduce_u64(b->comm, narrow, 2, KCOMM_MAX);
+	b->narrow = narrow[0] ? 1 : narrow[1] ? 2 : 0;
+	return b->narrow != 0;
+}
+
 static int open_source(job *b)
 {
 	const kpart_opts *o = b->o;
@@ -634,12 +659,18 @@ static int open_source(job *b)
 		if (b->stream)
 			kcomm_bcast(b->comm, b->map, (size_t)in->nv * 8, 0);
 	}
-	if (make_plan(&b->pl, in->nv, in->ne, o->R, o->C, b->P, b->me, o->wide)) {
+	if (make_plan(&b->pl, in->nv, in->ne, o->R, o->C, b->P, b->me, o->wide, narrow_keys(b))) {
 		if (b->me == 0)
 			kerror("a graph of %llu vertices is too large for a %dx%d grid (local indices beyond 64 bits)",
 			       (unsigned long long)in->nv, o->R, o->C);
 		return KEXIT_RESOURCE;
 	}
+	if (b->me == 0)
+		kinfo("keys: 2^%d buckets a part, %d-bit residuals%s", kpart_bits_for(b->pl.nbk),
+		      b->pl.res64 ? 64 : 32,
+		      b->narrow == 1   ? " (KBFS_KPART_RES32=1: 32 bits where 2^20 buckets allow it)"
+		      : b->narrow == 2 ? " (this host's memory is short for 64-bit ones: 32 bits where 2^20 buckets allow it)"
+				       : "");
 	b->pl.rowdeg = rowdeg_of(b->comm, b->P, o->C, o->relabel);
 	if (b->pl.rowdeg && b->me == 0)
 		kinfo("one column: each rank counts its own vertices' tuple degrees%s per row, none summed over the "

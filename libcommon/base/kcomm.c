@@ -626,6 +626,17 @@ int kcomm_one_host(kcomm *c)
 	return (int)same;
 }
 
+int kcomm_host_ranks(kcomm *c)
+{
+	int P = kcomm_size(c), n = 0;
+	char *all = kmalloc(kmul((size_t)P, sizeof host));
+	kcomm_allgather(c, host, sizeof host, all);
+	for (int q = 0; q < P; q++)
+		n += !strncmp(all + (size_t)q * sizeof host, host, sizeof host);
+	free(all);
+	return n;
+}
+
 uint32_t kcomm_crc32_concat(kcomm *c, uint32_t crc, uint64_t len)
 {
 	int P = kcomm_size(c);

@@ -35,6 +35,9 @@ const char *kcomm_host(void);
 /* 1 when every rank of c runs on rank 0's host (its name, kcomm_host), the
  * same answer on every rank (collective). */
 int kcomm_one_host(kcomm *c);
+/* How many ranks of c run on this rank's host (its own included), by the
+ * hosts' names (collective). */
+int kcomm_host_ranks(kcomm *c);
 /* Memory every rank of c can address (ranks on one host: kcomm_one_host;
  * collective; MPI-3 shared windows): bytes of its own on each rank, rank
  * r's at peers[r] (c's size of them; NULL for 0 bytes).  Freed by

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* A block of 64 MiB or more asks for transparent huge pages (where the
  * kernel gives them on request, its "madvise" mode): the first write to
@@ -90,4 +91,10 @@ int kmem_populate(void *p, size_t n)
 	(void)n;
 	return 0;
 #endif
+}
+
+uint64_t kmem_available(void)
+{
+	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
 }

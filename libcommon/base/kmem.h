@@ -13,6 +13,7 @@
 #define KMEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 void *kmalloc(size_t n);
 void *kcalloc(size_t n, size_t size);
@@ -26,5 +27,8 @@ size_t kmul(size_t n, size_t m);
  * (a shared window) then takes no fault a page.  Returns 0, or -1 when
  * the kernel refused (advice only: nothing changes). */
 int kmem_populate(void *p, size_t n);
+/* This host's available memory in bytes (sysconf's free pages), 0 when
+ * unknown. */
+uint64_t kmem_available(void);
 
 #endif

@@ -8,11 +8,11 @@
 #include "kpart_dev.h"
 #include "kjson.h"
 #include "klog.h"
+#include "kmem.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The busiest rank's stored edges over the average, allowed for on grids
  * of more than one rank (measured on Kronecker graphs: 1.04 on 2x2, 1.05 on
@@ -64,13 +64,6 @@ int kpart_estimate_make(uint64_t nv, uint64_t M, int R, int C, kpart_estimate *e
 			8 * (3 * nb / 64 + ncols / 64 + 4 * nrows / 64 + nrows + nb) + 2 * peers * ((nb / 8 + 7) & ~UINT64_C(7)) +
 			8 * nb + 13 * e->g.N;
 	return 0;
-}
-
-/* This machine's available memory (0: unknown). */
-static uint64_t host_available(void)
-{
-	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
 }
 
 /* The most square grid of P ranks, R <= C. */
@@ -137,7 +130,7 @@ void kpart_estimate_json(FILE *fp, const kpart_estimate *e, uint64_t gpu_bytes)
 	kjson_kv_uint(w, "build_device_bytes_max", e->build_device_bytes);
 	kjson_kv_uint(w, "kgen_device_bytes", kgen_device_bytes(0));
 	kjson_kv_uint(w, "host_bytes_max", e->host_bytes);
-	kjson_kv_uint(w, "host_available_bytes", host_available());
+	kjson_kv_uint(w, "host_available_bytes", kmem_available());
 	if (gpu_bytes) {
 		int R, C;
 		kjson_kv_uint(w, "gpu_bytes", gpu_bytes);
@@ -169,7 +162,7 @@ void kpart_estimate_print(FILE *fp, const char *what, const kpart_estimate *e, u
 		e->idx64 ? "64-bit" : "32-bit");
 	fprintf(fp, "  device memory per GPU   up to %s (kbfs --engine cuda, one rank per GPU)\n",
 		kpart_human_bytes(a, sizeof a, e->device_bytes));
-	uint64_t avail = host_available();
+	uint64_t avail = kmem_available();
 	fprintf(fp, "  host memory per rank    up to %s (kbfs --engine cpu: the block, its arrays, validation's 13 B a "
 		    "vertex)%s%s%s\n",
 		kpart_human_bytes(a, sizeof a, e->host_bytes), avail ? "; " : "",

@@ -613,6 +613,11 @@ static void test_shared(void)
 	m[0] = 1, m[big / 2] = 2, m[big - 1] = 3;
 	int r2 = kmem_populate(m, big);
 	ok(m[0] == 1 && m[big / 2] == 2 && m[big - 1] == 3, "kmem_populate: 130 MiB in pieces, written bytes kept");
+	/* kpart's choice of residuals reads the host's available memory */
+	uint64_t avail = kmem_available();
+	ok(avail >= ((uint64_t)1 << 20) && avail <= (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE),
+	   "kmem_available: between 1 MiB and the host's memory (%llu MiB)", (unsigned long long)(avail >> 20));
+	ok(kcomm_host_ranks(kcomm_world()) == 1, "kcomm_host_ranks: one process, one rank here");
 	/* before Linux 5.14 the kernel refuses the advice: -1, nothing done */
 	printf("# kmem_populate returned %d and %d\n", r1, r2);
 	free(m);

@@ -469,6 +469,9 @@ int main(int argc, char **argv)
 	}
 	kcomm_bcast(world, dir, sizeof dir, 0);
 	printf("# %d rank%s\n", P, P == 1 ? "" : "s");
+	/* every rank here runs on this host (kpart's narrow_keys counts them) */
+	int hr = kcomm_host_ranks(world);
+	ok(hr == P, "kcomm_host_ranks: the %d ranks of one host (%d)", P, hr);
 	char g10[128], g12[128], gz[128], sp[128], txt[128];
 	snprintf(g10, sizeof g10, "%s/g10.kg", dir);
 	snprintf(g12, sizeof g12, "%s/g12.kg", dir);
