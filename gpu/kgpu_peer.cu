@@ -234,6 +234,23 @@ void kgpu_peer_check_err(kgpu_peer *p, const char *where)
 		     *(volatile int *)p->herr - 1, p->timeout_s, where);
 }
 
+// KBFS_PEER_UPDATE_BLOCKS / _FOLD_BLOCKS: a kernel's grid at most N blocks
+// (1 to the engine's grid), "all" the engine's grid; def without the variable.
+static int blocks_knob(const char *name, int def, int grid)
+{
+	const char *v = getenv(name);
+	if (!v)
+		return def < grid ? def : grid;
+	const char *end;
+	u64 n = 0;
+	if (!strcmp(v, "all"))
+		return grid;
+	if (knum_u64(v, &end, &n) == KNUM_OK && !*end && n >= 1 && n <= (u64)grid)
+		return (int)n;
+	kwarn("ignoring %s='%s' (want 1 to %d, or all)", name, v, grid);
+	return def < grid ? def : grid;
+}
+
 // Can this rank use the peer transport?  Returns 0 with *why filled when not.
 static int usable_here(kcomm *world, int n, char *why, size_t len)
 {
@@ -367,15 +384,13 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	st->lists = d.lists ? 2 : 0;
 	const char *tr = getenv("KBFS_PEER_TRACE");
 	p->trace = tr && !strcmp(tr, "1");
-	const char *ub = getenv("KBFS_PEER_UPDATE_BLOCKS");
-	if (ub) {
-		const char *end;
-		u64 n = 0;
-		if (knum_u64(ub, &end, &n) == KNUM_OK && !*end && n >= 1 && n <= (u64)st->grid)
-			p->ublocks = (int)n;
-		else
-			kwarn("ignoring KBFS_PEER_UPDATE_BLOCKS='%s' (want 1 to %d)", ub, st->grid);
-	}
+	// the update's grid: two blocks a multiprocessor (one wave: k_update's
+	// 72-80 registers a thread let three of 256 threads share one), each
+	// taking its turns of words, not one block a 256 words up to the
+	// engine's 8 a multiprocessor, each of which starts, fences system-wide
+	// and takes the ticket (measured on 4x1 at scale 26, share/bench/NOTES.md)
+	p->ublocks = blocks_knob("KBFS_PEER_UPDATE_BLOCKS", 2 * kgpu_sm_count(), st->grid);
+	p->fblocks = blocks_knob("KBFS_PEER_FOLD_BLOCKS", st->grid, st->grid);
 	if (p->trace)
 		for (int k = 0; k < 8; k++)
 			CUDA_CHECK(cudaEventCreate(&p->ev[k]));
@@ -536,7 +551,8 @@ void kgpu_peer_fold(kgpu_peer *p, u64 level)
 	if (st->g.C == 1)
 		return;
 	p->fold_round++;
-	k_fold<<<kgpu_peer_blocks(p, st->g.roww), PB, 0, kgpu_queue(st)>>>(p->d, kgpu_buf(st, KBFS_ROWNEXT), p->fold_round);
+	k_fold<<<kgpu_blocks(st->g.roww, PB, p->fblocks), PB, 0, kgpu_queue(st)>>>(p->d, kgpu_buf(st, KBFS_ROWNEXT),
+									    p->fold_round);
 	KGPU_LAUNCHED("k_fold");
 }
 
@@ -548,7 +564,7 @@ void kgpu_peer_update(kgpu_peer *p, u64 level, int sv, u64 examined)
 	const cudaStream_t s = kgpu_queue(st);
 	const int q = (int)(level & 1);
 	p->round++;
-	const int nbk = kgpu_blocks((g.nbw + 31) / 32, PB / 32, p->ublocks ? p->ublocks : st->grid);
+	const int nbk = kgpu_blocks((g.nbw + 31) / 32, PB / 32, p->ublocks);
 	u64 *rownext = kgpu_buf(st, KBFS_ROWNEXT);
 	const u32 *rl = (const u32 *)st->slot[KS_RLIST];
 	// KBFS_PEER_CLEAR: the frontier two levels back (in the other parity's

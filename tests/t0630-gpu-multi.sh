@@ -125,11 +125,13 @@ if [ $NCCL = 1 ]; then
 	export KBFS_PEER_OWN_PRED=decode KBFS_PEER_FLAGS=release
 	sub_tap "engine $g2 --transport peer, own predecessors after the search, a release store a flag" \
 		prun "$g2" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
-	export KBFS_PEER_OWN_PRED=nonsense KBFS_PEER_FLAGS=nonsense KBFS_PEER_CLEAR=nonsense KBFS_PEER_UPDATE_BLOCKS=0
-	run_ok "KBFS_PEER_OWN_PRED, _FLAGS, _CLEAR and _UPDATE_BLOCKS nonsense: kbfs $g2 runs" \
+	export KBFS_PEER_OWN_PRED=nonsense KBFS_PEER_FLAGS=nonsense KBFS_PEER_CLEAR=nonsense KBFS_PEER_UPDATE_BLOCKS=0 \
+		KBFS_PEER_FOLD_BLOCKS=many
+	run_ok "KBFS_PEER_OWN_PRED, _FLAGS, _CLEAR, _UPDATE_BLOCKS and _FOLD_BLOCKS nonsense: kbfs $g2 runs" \
 		prun "$g2" kbfs --engine cuda --transport peer -n 1 "$PART"
-	unset KBFS_PEER_OWN_PRED KBFS_PEER_FLAGS KBFS_PEER_CLEAR KBFS_PEER_UPDATE_BLOCKS
+	unset KBFS_PEER_OWN_PRED KBFS_PEER_FLAGS KBFS_PEER_CLEAR KBFS_PEER_UPDATE_BLOCKS KBFS_PEER_FOLD_BLOCKS
 	stderr_has "ignoring KBFS_PEER_UPDATE_BLOCKS='0' (want 1 to " "... and one naming the fourth"
+	stderr_has "ignoring KBFS_PEER_FOLD_BLOCKS='many' (want 1 to " "... and one naming the fifth"
 	stderr_has "ignoring KBFS_PEER_OWN_PRED='nonsense' (want update or decode)" "... with a warning naming it"
 	stderr_has "ignoring KBFS_PEER_FLAGS='nonsense' (want fence or release)" "... and one naming the second"
 	stderr_has "ignoring KBFS_PEER_CLEAR='nonsense' (want 0 or 1)" "... and one naming the third"
@@ -142,6 +144,11 @@ if [ $NCCL = 1 ]; then
 		sub_tap "engine $g --transport peer, buffers of a dense frontier cleared ahead (KBFS_PEER_CLEAR=1)" \
 			prun "$g" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
 		unset KBFS_PEER_CLEAR
+		# the fold on 3 blocks (each several turns of words)
+		export KBFS_PEER_FOLD_BLOCKS=3
+		sub_tap "engine $g --transport peer, the fold on 3 blocks (KBFS_PEER_FOLD_BLOCKS=3)" \
+			prun "$g" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
+		unset KBFS_PEER_FOLD_BLOCKS
 	done
 	part 14 "${ONE%% *}"
 	# the transport's trace (logged with -v): each level's update stamped on
@@ -191,6 +198,7 @@ if [ $NCCL = 1 ]; then
 		}
 		experiment KBFS_PEER_CLEAR=1 "buffers of a dense frontier cleared ahead"
 		experiment KBFS_PEER_UPDATE_BLOCKS=3 "the update on 3 blocks (each several turns of words)"
+		experiment KBFS_PEER_UPDATE_BLOCKS=all "the update on 8 blocks a multiprocessor (the ablation)"
 		experiment KBFS_CUDA_TD_LOOP=1 "small top-down levels in one launch"
 		part 14 "$RX1"
 		rm -rf "$T/d"

@@ -310,6 +310,10 @@ ablation)
 		KBFS_PEER_FLAGS=release search "s$SCALE-$GRID-flags-release" "$GRID" $ng -n "$ROOTS" --no-validate
 		# the experiment: a dense frontier's buffers cleared a level ahead (grids of several rows)
 		case $GRID in 1x*) ;; *) KBFS_PEER_CLEAR=1 search "s$SCALE-$GRID-peer-clear" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
+		# the update on the engine's whole grid (8 blocks an SM), not two blocks an SM
+		KBFS_PEER_UPDATE_BLOCKS=all search "s$SCALE-$GRID-update-all-blocks" "$GRID" $ng -n "$ROOTS" --no-validate
+		# the experiment: the fold on two blocks an SM of an H100 or H200 (grids of several columns)
+		case $GRID in *x1) ;; *) KBFS_PEER_FOLD_BLOCKS=264 search "s$SCALE-$GRID-fold-264-blocks" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
 		search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
 	fi
 	if [ $wired = 1 ] && [ $CORE = 0 ]; then
