@@ -17,6 +17,7 @@
 #include "kio.h"
 #include "klog.h"
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,16 +74,37 @@ static inline uint8_t *fuzz_copy(const uint8_t *data, size_t n)
 	return b;
 }
 
-/* A scratch directory for readers of directories (a partition). */
+/* A scratch directory for readers of directories (a partition), removed
+ * with what the harness wrote in it when the fuzzer exits (atexit: libFuzzer
+ * ends a run with exit(); a crash leaves it, beside the crash's input). */
+static char fuzz_dir_path[64];
+
+static inline void fuzz_dir_remove(void)
+{
+	DIR *d = opendir(fuzz_dir_path);
+	if (d) {
+		struct dirent *e;
+		char p[sizeof fuzz_dir_path + 256];
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				snprintf(p, sizeof p, "%s/%s", fuzz_dir_path, e->d_name);
+				unlink(p);
+			}
+		closedir(d);
+	}
+	rmdir(fuzz_dir_path);
+}
+
 static inline const char *fuzz_dir(void)
 {
-	static char dir[64];
-	if (!dir[0]) {
-		snprintf(dir, sizeof dir, "%s/kbfs-fuzz.XXXXXX", access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
-		if (!mkdtemp(dir))
+	if (!fuzz_dir_path[0]) {
+		snprintf(fuzz_dir_path, sizeof fuzz_dir_path, "%s/kbfs-fuzz.XXXXXX",
+			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+		if (!mkdtemp(fuzz_dir_path))
 			abort();
+		atexit(fuzz_dir_remove);
 	}
-	return dir;
+	return fuzz_dir_path;
 }
 
 static inline void fuzz_write(const char *path, const uint8_t *data, size_t n)
