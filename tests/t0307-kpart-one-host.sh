@@ -58,6 +58,13 @@ MPIRUN 3 kpart -v -R 3 -C 1 --relabel none -o "$T/r-3x1n" "$T/g.kg" 2>"$T/r-3x1n
 ok "3x1 --relabel none: the tuple degrees alone counted per row" \
 	sh -c "grep -q 'tuple degrees per row' '$T/r-3x1n.err' && ! grep -q 'and degrees' '$T/r-3x1n.err'"
 ok "... the same files as one process" same_partition "$T/s-3x1n" "$T/r-3x1n"
+# KBFS_KPART_MMAP=1 (an experiment): the passes read the input through a
+# shared mapping, whole (one host) or a slice each (the exchange)
+build m-4x1 4 4 1 KBFS_KPART_MMAP=1
+ok "4x1 with KBFS_KPART_MMAP=1: said so" grep -q 'the input read through a shared mapping' "$T/m-4x1.err"
+ok "... the same files as one process" same_partition "$T/s-4x1" "$T/m-4x1"
+build mx-2x2 4 2 2 KBFS_KPART_MMAP=1 KBFS_KPART_EXCHANGE=1
+ok "2x2 with KBFS_KPART_MMAP=1, slices and the exchange: the same files" same_partition "$T/s-2x2" "$T/mx-2x2"
 build r-2x2 4 2 2
 ok "2x2 (two columns): summed over the column as before" sh -c "! grep -q 'per row' '$T/r-2x2.err'"
 build z0 4 2 2 KBFS_KPART_EXCHANGE=0

@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,6 +113,22 @@ int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, 
 		return KEXIT_DATA;
 	}
 	s->at = size - KPART_TRAILER_BYTES - ne * 2 * (uint64_t)idbytes;
+	/* KBFS_KPART_MMAP=1 (an experiment): the passes read the file through
+	 * a shared read-only mapping (its slice as s->mem) instead of pread
+	 * into each thread's buffer: on one host every rank reads the same
+	 * pages, and each pread takes and drops a reference on every page it
+	 * copies from, on cache lines all the ranks' threads share; a mapping
+	 * takes its pages once.  A file cut short while kpart maps it then
+	 * stops kpart with SIGBUS (kpart(1)). */
+	const char *v = getenv("KBFS_KPART_MMAP");
+	if (v && !strcmp(v, "1") && size > 0) {
+		void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, s->fd, 0);
+		if (m != MAP_FAILED) {
+			s->map = m;
+			s->maplen = (size_t)size;
+			s->mem = (unsigned char *)m + s->at + s->first * 2 * (uint64_t)idbytes;
+		}
+	}
 	return 0;
 }
 
@@ -120,7 +137,11 @@ void kpart_source_close(source *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
-	free(s->mem);
+	if (s->map)
+		munmap(s->map, s->maplen);
+	else
+		free(s->mem);
+	s->map = NULL;
 	s->mem = NULL;
 }
 
