@@ -6,6 +6,7 @@
 #include "kmem.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -224,15 +225,19 @@ static int mmap_write(int fd, const void *buf, size_t n, uint64_t off, uint32_t 
 	const char *v = getenv("KBFS_IO_MMAP");
 	struct statfs fs;
 	struct stat st;
-	if (!v || strcmp(v, "1") || n < 2 * KIO_PIECE || fstatfs(fd, &fs) || fs.f_type != TMPFS_MAGIC || fstat(fd, &st))
+	int fl = fcntl(fd, F_GETFL);
+	if (!v || strcmp(v, "1") || n < 2 * KIO_PIECE || fl < 0 || (fl & O_ACCMODE) != O_RDWR || fstatfs(fd, &fs) ||
+	    fs.f_type != TMPFS_MAGIC || fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return -2;
-	if ((uint64_t)st.st_size < off + n && ftruncate(fd, (off_t)(off + n)))
-		return -1;
 	uint64_t base = off & ~(uint64_t)4095;
 	size_t len = (size_t)(off + n - base);
+	/* a regular file of this process's, opened for reading and writing (a
+	 * mapping needs both): one that cannot be mapped is written as before */
+	if ((uint64_t)st.st_size < off + n && ftruncate(fd, (off_t)(off + n)))
+		return -1;
 	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
 	if (m == MAP_FAILED)
-		return -1;
+		return -2;
 	mio a = {.dst = m + (off - base), .src = buf, .want_crc = crc != NULL};
 	int err = 0, r = run_pieces(n, map_piece, &a, crc, &err);
 	munmap(m, len);
