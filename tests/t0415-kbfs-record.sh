@@ -87,6 +87,9 @@ if have_mpi && kbfs --version | grep -q 'mpi=yes'; then
 	MPIRUN 2 kbfs -v -n 2 "$T/p2" >"$T/out" 2>"$T/err"
 	ok "-v on two ranks: each phase's least and most over the ranks, per search" \
 		sh -c "[ \$(grep -c 'us per search over the ranks (least-most): expand [0-9.]*-[0-9.]*, local .*predecessors [0-9.]*-[0-9.]*' '$T/err') -ge 2 ]"
+	ok "-v: where the set-up's time went, once, before the first search" \
+		sh -c "[ \$(grep -c '^kbfs\[rank 0\]: set-up in [0-9.]* s: load [0-9.]*, engine [0-9.]* .*transport [0-9.]*, roots [0-9.]*, the rest [0-9.]*' '$T/err') = 1 ] &&
+			awk '/set-up in/ {s=1} /us per search/ && !s {exit 1}' '$T/err'"
 else
 	skip "no MPI build"
 fi
