@@ -159,6 +159,10 @@ for s in "${SCALES[@]}"; do
 	printf '%-6s %-26s %10.3f  read, check\n' "$s" "  of which loading" "${lt:-0}"
 	ct=$(sed -n 's/.*partition copied in \([0-9.]*\) s.*/\1/p' "$log.kbfs.err" | head -1)
 	[ -z "$ct" ] || printf '%-6s %-26s %10.3f\n' "$s" "  of which copy to GPU" "$ct"
+	# kbfs -v: "set-up in T s: load L, engine E (...), transport X, roots R, the rest O (...)"
+	sed -n 's/.*set-up in \([0-9.]*\) s: load [0-9.]*, engine \([0-9.]*\) .*transport \([0-9.]*\), roots \([0-9.]*\), the rest \([0-9.]*\).*/\1;\2;\3;\4;\5/p' \
+		"$log.kbfs.err" | head -1 | awk -F';' -v s="$s" '{
+		printf "%-6s %-26s %10.3f  engine %s, transport %s, roots %s, other %s\n", s, "  set-up (load included)", $1, $2, $3, $4, $5 }'
 	awk -v s="$s" -v n="$nb" -v t="$mt" -v v="$mv" -v h="$hm" 'BEGIN {
 		printf "%-6s %-26s %10.3f  %.3f ms each, %.1f GTEPS\n", s, "  of which searches", n * t, t * 1e3, h / 1e9
 		printf "%-6s %-26s %10.3f  %.3f s each\n", s, "  of which validation", n * v, v }'
