@@ -391,6 +391,7 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	// and takes the ticket (measured on 4x1 at scale 26, share/bench/NOTES.md)
 	p->ublocks = blocks_knob("KBFS_PEER_UPDATE_BLOCKS", 2 * kgpu_sm_count(), st->grid);
 	p->fblocks = blocks_knob("KBFS_PEER_FOLD_BLOCKS", st->grid, st->grid);
+	p->pblocks = blocks_knob("KBFS_PEER_PRED_BLOCKS", st->grid, st->grid);
 	if (p->trace)
 		for (int k = 0; k < 8; k++)
 			CUDA_CHECK(cudaEventCreate(&p->ev[k]));

@@ -246,6 +246,7 @@ struct kgpu_peer {
 	double timeout_s;
 	int ublocks;          // the update's grid at most this (KBFS_PEER_UPDATE_BLOCKS; 2 an SM)
 	int fblocks;          // the fold's (KBFS_PEER_FOLD_BLOCKS, an experiment; the engine's grid)
+	int pblocks;          // the predecessor step's four kernels' (KBFS_PEER_PRED_BLOCKS, the same)
 	int clear;            // KBFS_PEER_CLEAR=1 (an experiment; R > 1, not --dense-push nor TD_LOOP)
 	u64 found_last;       // the vertices the last round found (the root's: 1), for clear
 	int trace;            // KBFS_PEER_TRACE=1: the predecessor step's kernels timed, a line a search;

@@ -141,22 +141,22 @@ void kgpu_peer_pred(kgpu_peer *p)
 	const cudaStream_t s = kgpu_queue(st);
 	p->won_round++;
 	kgpu_peer_trace_mark(p, 0);
-	k_won<<<kgpu_peer_blocks(p, g.roww), PB, 0, s>>>(p->d, p->won, p->won_round);
+	k_won<<<kgpu_blocks(g.roww, PB, p->pblocks), PB, 0, s>>>(p->d, p->won, p->won_round);
 	KGPU_LAUNCHED("k_won");
 	kgpu_peer_trace_mark(p, 1);
 	const u64 nt = 2 * (u64)g.C * p->tps;
-	k_tiles<<<kgpu_blocks(nt, PB / 32, st->grid), PB, 0, s>>>(p->d, p->won, p->wonin, p->tcnt, p->tps,
+	k_tiles<<<kgpu_blocks(nt, PB / 32, p->pblocks), PB, 0, s>>>(p->d, p->won, p->wonin, p->tcnt, p->tps,
 								   p->won_round);
 	KGPU_LAUNCHED("k_tiles");
 	kgpu_peer_trace_mark(p, 2);
 	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(p->cubtmp, p->cubbytes, p->tcnt, p->tpre, (int)nt, s));
 	kgpu_peer_trace_mark(p, 3);
 	const u64 half = (u64)g.C * p->tps;
-	k_emit<<<kgpu_blocks(half, PB / 32, st->grid), PB, 0, s>>>(p->d, p->wonin, kgpu_buf(st, KBFS_PL), p->tpre,
+	k_emit<<<kgpu_blocks(half, PB / 32, p->pblocks), PB, 0, s>>>(p->d, p->wonin, kgpu_buf(st, KBFS_PL), p->tpre,
 								   p->tps, g.col_first, p->won_round);
 	KGPU_LAUNCHED("k_emit");
 	kgpu_peer_trace_mark(p, 4);
-	k_decode<<<kgpu_blocks(half, PB / 32, st->grid), PB, 0, s>>>(p->d, p->won, kgpu_buf(st, KBFS_PL), p->parw,
+	k_decode<<<kgpu_blocks(half, PB / 32, p->pblocks), PB, 0, s>>>(p->d, p->won, kgpu_buf(st, KBFS_PL), p->parw,
 								     p->tpre, kgpu_buf(st, KBFS_PRED), p->tps,
 								     p->won_round);
 	KGPU_LAUNCHED("k_decode");

@@ -126,12 +126,14 @@ if [ $NCCL = 1 ]; then
 	sub_tap "engine $g2 --transport peer, own predecessors after the search, a release store a flag" \
 		prun "$g2" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
 	export KBFS_PEER_OWN_PRED=nonsense KBFS_PEER_FLAGS=nonsense KBFS_PEER_CLEAR=nonsense KBFS_PEER_UPDATE_BLOCKS=0 \
-		KBFS_PEER_FOLD_BLOCKS=many
-	run_ok "KBFS_PEER_OWN_PRED, _FLAGS, _CLEAR, _UPDATE_BLOCKS and _FOLD_BLOCKS nonsense: kbfs $g2 runs" \
+		KBFS_PEER_FOLD_BLOCKS=many KBFS_PEER_PRED_BLOCKS=-1
+	run_ok "KBFS_PEER_OWN_PRED, _FLAGS, _CLEAR, _UPDATE_BLOCKS, _FOLD_BLOCKS and _PRED_BLOCKS nonsense: kbfs $g2 runs" \
 		prun "$g2" kbfs --engine cuda --transport peer -n 1 "$PART"
-	unset KBFS_PEER_OWN_PRED KBFS_PEER_FLAGS KBFS_PEER_CLEAR KBFS_PEER_UPDATE_BLOCKS KBFS_PEER_FOLD_BLOCKS
+	unset KBFS_PEER_OWN_PRED KBFS_PEER_FLAGS KBFS_PEER_CLEAR KBFS_PEER_UPDATE_BLOCKS KBFS_PEER_FOLD_BLOCKS \
+		KBFS_PEER_PRED_BLOCKS
 	stderr_has "ignoring KBFS_PEER_UPDATE_BLOCKS='0' (want 1 to " "... and one naming the fourth"
 	stderr_has "ignoring KBFS_PEER_FOLD_BLOCKS='many' (want 1 to " "... and one naming the fifth"
+	stderr_has "ignoring KBFS_PEER_PRED_BLOCKS='-1' (want 1 to " "... and one naming the sixth"
 	stderr_has "ignoring KBFS_PEER_OWN_PRED='nonsense' (want update or decode)" "... with a warning naming it"
 	stderr_has "ignoring KBFS_PEER_FLAGS='nonsense' (want fence or release)" "... and one naming the second"
 	stderr_has "ignoring KBFS_PEER_CLEAR='nonsense' (want 0 or 1)" "... and one naming the third"
@@ -144,11 +146,11 @@ if [ $NCCL = 1 ]; then
 		sub_tap "engine $g --transport peer, buffers of a dense frontier cleared ahead (KBFS_PEER_CLEAR=1)" \
 			prun "$g" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
 		unset KBFS_PEER_CLEAR
-		# the fold on 3 blocks (each several turns of words)
-		export KBFS_PEER_FOLD_BLOCKS=3
-		sub_tap "engine $g --transport peer, the fold on 3 blocks (KBFS_PEER_FOLD_BLOCKS=3)" \
+		# the fold and the predecessor step on 3 blocks (each several turns of words)
+		export KBFS_PEER_FOLD_BLOCKS=3 KBFS_PEER_PRED_BLOCKS=3
+		sub_tap "engine $g --transport peer, the fold and the predecessor step on 3 blocks (KBFS_PEER_FOLD_BLOCKS=3, KBFS_PEER_PRED_BLOCKS=3)" \
 			prun "$g" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
-		unset KBFS_PEER_FOLD_BLOCKS
+		unset KBFS_PEER_FOLD_BLOCKS KBFS_PEER_PRED_BLOCKS
 	done
 	part 14 "${ONE%% *}"
 	# the transport's trace (logged with -v): each level's update stamped on

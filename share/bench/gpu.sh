@@ -314,6 +314,8 @@ ablation)
 		KBFS_PEER_UPDATE_BLOCKS=all search "s$SCALE-$GRID-update-all-blocks" "$GRID" $ng -n "$ROOTS" --no-validate
 		# the experiment: the fold on two blocks an SM of an H100 or H200 (grids of several columns)
 		case $GRID in *x1) ;; *) KBFS_PEER_FOLD_BLOCKS=264 search "s$SCALE-$GRID-fold-264-blocks" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
+		# ... and the predecessor step's four kernels on two blocks an SM
+		case $GRID in *x1) ;; *) KBFS_PEER_PRED_BLOCKS=264 search "s$SCALE-$GRID-pred-264-blocks" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
 		search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
 	fi
 	if [ $wired = 1 ] && [ $CORE = 0 ]; then
