@@ -85,6 +85,11 @@ void kpart_source_close(source *s);
 int kpart_slots(const plan *pl);
 int kpart_pass1(const plan *pl, kcomm *comm, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S,
 		uint64_t *selfloops);
+/* plan.shared: part pt of rank me (of P) sized from every rank's pass-1
+ * counts (hist, kpart_nhist entries: every part's keys of this rank's
+ * slice), its buckets in a shared window with every part's residuals
+ * (pt->speer), where pass 2 drops keys from every rank (collective) */
+void kpart_shared_part(const plan *pl, kcomm *comm, const uint64_t *hist, int P, int me, part *pt);
 int kpart_pass2(const plan *pl, kcomm *comm, source *s, part *parts, uint64_t *ht, int S, uint64_t round,
 		const char *input);
 /* kpart_csc.c */

@@ -494,6 +494,57 @@ static int pass2_local(const plan *pl, kcomm *comm, source *s, part *parts, uint
 	return rc;
 }
 
+/* plan.shared: this rank's part sized from every rank's counts (pass 1
+ * counted every part's keys of its slice), its buckets in a shared window,
+ * and where this rank's own keys of each part go: after the keys of the
+ * ranks before it in every bucket (ht stays for pass 2's slots). */
+void kpart_shared_part(const plan *pl, kcomm *comm, const uint64_t *hist, int P, int me, part *pt)
+{
+	size_t H = kpart_nhist(pl);
+	uint64_t nbk = pl->nbk, *all = kmalloc(kmul(kmul((size_t)P, H), 8));
+	kcomm_allgather(comm, hist, H * 8, all);
+	pt->p = me;
+	pt->i = me / pl->C;
+	pt->j = me % pl->C;
+	pt->bstart = kmalloc(kmul((size_t)nbk + 1, 8));
+	pt->bfill = kmalloc(kmul((size_t)nbk, 8));
+	pt->sbase = kmalloc(kmul(H, 8));
+	size_t w = pl->res64 ? 8 : 4, *bytes = kmalloc(kmul((size_t)P, sizeof *bytes));
+	for (int p = 0; p < P; p++) {
+		uint64_t at = 0;
+		for (uint64_t k = 0; k < nbk; k++) {
+			size_t x = (size_t)p * nbk + k;
+			uint64_t before = 0, tot = 0;
+			for (int r = 0; r < P; r++) {
+				uint64_t c = all[(size_t)r * H + x];
+				before += r < me ? c : 0;
+				tot += c;
+			}
+			pt->sbase[x] = at + before;
+			if (p == me)
+				pt->bstart[k] = pt->bfill[k] = at;
+			at += tot;
+		}
+		if (p == me)
+			pt->bstart[nbk] = pt->E = at;
+		bytes[p] = (size_t)at * w; /* part p's keys, every rank's */
+	}
+	free(all);
+	pt->speer = kmalloc(kmul((size_t)P, sizeof *pt->speer));
+	pt->win = kcomm_shared_alloc(comm, kmul((size_t)pt->E, w), pt->speer);
+	/* every part's pages mapped writable here before pass 2 scatters keys
+	 * into them (else a fault a page a process, from 16 threads at random;
+	 * KBFS_KPART_POPULATE=0 leaves them to fault); the barrier keeps any
+	 * rank's pass 2 after every rank's mapping */
+	const char *v = getenv("KBFS_KPART_POPULATE");
+	if (!(v && !strcmp(v, "0"))) {
+		for (int p = 0; p < P; p++)
+			(void)kmem_populate(pt->speer[p], bytes[p]);
+		kcomm_barrier(comm);
+	}
+	free(bytes);
+}
+
 /* Pass 2 with plan.shared: this rank's slice, every part's keys dropped at
  * the places make_parts gave this rank in each owner's buckets (sbase, in
  * the window speer); then, once every rank is done, the own part's keys
