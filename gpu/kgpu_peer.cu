@@ -251,6 +251,19 @@ static int blocks_knob(const char *name, int def, int grid)
 	return def < grid ? def : grid;
 }
 
+// KBFS_PEER_CLEAR, _FLAGS, _OWN_PRED, _WON: 1 when the variable names the
+// other way (other), 0 when it is unset or names the default (def); a warning
+// for anything else.
+static int other_knob(const char *name, const char *def, const char *other)
+{
+	const char *v = getenv(name);
+	if (v && !strcmp(v, other))
+		return 1;
+	if (v && strcmp(v, def))
+		kwarn("ignoring %s='%s' (want %s or %s)", name, v, def, other);
+	return 0;
+}
+
 // Can this rank use the peer transport?  Returns 0 with *why filled when not.
 static int usable_here(kcomm *world, int n, char *why, size_t len)
 {
@@ -359,24 +372,10 @@ int kgpu_peer_setup(kgpu_state *st, kcomm *world, kgpu_peer **out)
 	d.nb = g.nb;
 	d.dense = st->o.dense_push;
 	d.tbatch = st->o.tdeg_batch;
-	const char *cv = getenv("KBFS_PEER_CLEAR");
-	p->clear = cv && !strcmp(cv, "1") && g.R > 1 && !d.dense && !st->o.td_loop;
-	if (cv && strcmp(cv, "1") && strcmp(cv, "0"))
-		kwarn("ignoring KBFS_PEER_CLEAR='%s' (want 0 or 1)", cv);
-	const char *fv = getenv("KBFS_PEER_FLAGS");
-	d.flag_rel = fv && !strcmp(fv, "release");
-	if (fv && !d.flag_rel && strcmp(fv, "fence"))
-		kwarn("ignoring KBFS_PEER_FLAGS='%s' (want fence or release)", fv);
-	const char *ov = getenv("KBFS_PEER_OWN_PRED");
-	d.own_pred = !(ov && !strcmp(ov, "decode"));
-	if (ov && d.own_pred && strcmp(ov, "update"))
-		kwarn("ignoring KBFS_PEER_OWN_PRED='%s' (want update or decode)", ov);
-	d.won_owner = 1;
-	const char *wv = getenv("KBFS_PEER_WON");
-	if (wv && !strcmp(wv, "lowest"))
-		d.won_owner = 0;
-	else if (wv && strcmp(wv, "owner"))
-		kwarn("ignoring KBFS_PEER_WON='%s' (want owner or lowest)", wv);
+	p->clear = other_knob("KBFS_PEER_CLEAR", "0", "1") && g.R > 1 && !d.dense && !st->o.td_loop;
+	d.flag_rel = other_knob("KBFS_PEER_FLAGS", "fence", "release");
+	d.own_pred = !other_knob("KBFS_PEER_OWN_PRED", "update", "decode");
+	d.won_owner = !other_knob("KBFS_PEER_WON", "owner", "lowest");
 	// td_lists on a one-column grid: the update lists the new frontier's words
 	// for every column peer (the engine's own lists are for one rank only)
 	d.lists = st->o.td_lists && !d.dense && g.C == 1 && g.R <= KGPU_LIST_SEGS && g.nbw < (1ull << 32);
