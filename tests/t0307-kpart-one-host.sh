@@ -58,13 +58,30 @@ MPIRUN 3 kpart -v -R 3 -C 1 --relabel none -o "$T/r-3x1n" "$T/g.kg" 2>"$T/r-3x1n
 ok "3x1 --relabel none: the tuple degrees alone counted per row" \
 	sh -c "grep -q 'tuple degrees per row' '$T/r-3x1n.err' && ! grep -q 'and degrees' '$T/r-3x1n.err'"
 ok "... the same files as one process" same_partition "$T/s-3x1n" "$T/r-3x1n"
-# KBFS_KPART_MMAP=1 (an experiment): the passes read the input through a
-# shared mapping, whole (one host) or a slice each (the exchange)
-build m-4x1 4 4 1 KBFS_KPART_MMAP=1
-ok "4x1 with KBFS_KPART_MMAP=1: said so" grep -q 'the input read through a shared mapping' "$T/m-4x1.err"
+# the passes read the input through a shared mapping, whole (one host) or a
+# slice each (the exchange); KBFS_KPART_MMAP=0 reads by pread (the ablation)
+build m-4x1 4 4 1
+ok "4x1: the input read through a shared mapping, said so" grep -q 'the input read through a shared mapping' "$T/m-4x1.err"
 ok "... the same files as one process" same_partition "$T/s-4x1" "$T/m-4x1"
-build mx-2x2 4 2 2 KBFS_KPART_MMAP=1 KBFS_KPART_EXCHANGE=1
-ok "2x2 with KBFS_KPART_MMAP=1, slices and the exchange: the same files" same_partition "$T/s-2x2" "$T/mx-2x2"
+build m0-4x1 4 4 1 KBFS_KPART_MMAP=0
+ok "4x1 with KBFS_KPART_MMAP=0: by pread, said nothing of a mapping" sh -c "! grep -q 'shared mapping' '$T/m0-4x1.err'"
+ok "... the same files" same_partition "$T/s-4x1" "$T/m0-4x1"
+build mx-2x2 4 2 2 KBFS_KPART_EXCHANGE=1
+ok "2x2, slices and the exchange, through the mapping: the same files" same_partition "$T/s-2x2" "$T/mx-2x2"
+build mx0-2x2 4 2 2 KBFS_KPART_MMAP=0 KBFS_KPART_EXCHANGE=1
+ok "... and by pread (KBFS_KPART_MMAP=0): the same files" same_partition "$T/s-2x2" "$T/mx0-2x2"
+# a file cut short by another process under the mapping (the hook cuts it
+# to half once mapped): one line naming it, exit 1, no partition, not a crash
+cp "$T/g.kg" "$T/cut.kg"
+refuse 1 "input cut short under the mapping: exit 1, one line" \
+	"^kpart: '$T/cut.kg': the input was cut short while it was being read\$" \
+	env KBFS_TEST_KPART_CUT=1 kpart -R 1 -C 1 -o "$T/cut1" "$T/cut.kg"
+ok "... no partition left" test ! -e "$T/cut1"
+cp "$T/g.kg" "$T/cut.kg"
+MPIRUN 4 env KBFS_TEST_KPART_CUT=1 kpart -R 2 -C 2 -o "$T/cut4" "$T/cut.kg" 2>"$T/cut4.err"
+ok "... under mpirun (2x2): fails" test "$?" -ne 0
+ok "... a rank says why" grep -Eq "'$T/cut.kg': the input (was cut short|changed) while it was being read" "$T/cut4.err"
+ok "... no partition left" test ! -e "$T/cut4"
 build r-2x2 4 2 2
 ok "2x2 (two columns): summed over the column as before" sh -c "! grep -q 'per row' '$T/r-2x2.err'"
 build z0 4 2 2 KBFS_KPART_EXCHANGE=0

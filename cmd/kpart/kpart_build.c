@@ -699,7 +699,7 @@ static int open_source(job *b)
 			slice_of(in->ne, b->me, b->P, &s->first, &s->n);
 		rc = kcomm_agree(b->comm, kpart_source_file(s, o->input, in->size, in->ne, b->idbytes, in->nv));
 		if (!rc && s->map && b->me == 0)
-			kinfo("the input read through a shared mapping (KBFS_KPART_MMAP=1)");
+			kinfo("the input read through a shared mapping (KBFS_KPART_MMAP=0: by pread)");
 	}
 	return rc;
 }

@@ -75,25 +75,85 @@ static size_t escape(const char *msg, char *out, size_t cap)
 	return o;
 }
 
-static void vmsg(const char *kind, const char *fmt, va_list ap)
+/* The line "prog[rank r]: KIND msg\n" in buf[4096]: its length. */
+static size_t line(char *buf, const char *kind, const char *fmt, va_list ap)
 {
-	char msg[2048], buf[4096];
+	enum { CAP = 4096 };
+	char msg[2048];
 	int n;
 	if (log_size > 1)
-		n = snprintf(buf, sizeof buf, "%s[rank %d]: %s", prog_name, log_rank, kind);
+		n = snprintf(buf, CAP, "%s[rank %d]: %s", prog_name, log_rank, kind);
 	else
-		n = snprintf(buf, sizeof buf, "%s: %s", prog_name, kind);
-	if (n < 0 || (size_t)n >= sizeof buf)
+		n = snprintf(buf, CAP, "%s: %s", prog_name, kind);
+	if (n < 0 || (size_t)n >= CAP)
 		n = 0;
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	/* one write, so lines from several ranks do not interleave */
-	size_t len = (size_t)n + escape(msg, buf + n, sizeof buf - (size_t)n - 1);
+	size_t len = (size_t)n + escape(msg, buf + n, CAP - (size_t)n - 1);
 	buf[len++] = '\n';
 	buf[len] = 0;
+	return len;
+}
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	char buf[4096];
+	size_t len = line(buf, kind, fmt, ap);
+	/* one write, so lines from several ranks do not interleave */
 	fflush(stdout);
 	if (write(STDERR_FILENO, buf, len) < 0) {
 		/* nothing sensible left to do */
 	}
+}
+
+/* klog_guard_map: the mapped range and the line its SIGBUS prints */
+static const char *guard_lo, *guard_hi;
+static char guard_line[4096];
+static size_t guard_len;
+static struct sigaction guard_old;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	/* the kernel's (si_code > 0: a fault, si_addr its address), not a kill */
+	const char *a = si && si->si_code > 0 ? (const char *)si->si_addr : NULL;
+	if (!a || a < guard_lo || a >= guard_hi) {
+		/* not the guarded file's: the signal as it would have been */
+		sigaction(sig, &guard_old, NULL);
+		raise(sig);
+		return;
+	}
+	if (write(STDERR_FILENO, guard_line, guard_len) < 0) {
+		/* nothing sensible left to do */
+	}
+	klog_run_cleanups();
+	_exit(KEXIT_DATA);
+}
+
+void klog_guard_clear(void)
+{
+	if (guard_lo) {
+		sigaction(SIGBUS, &guard_old, NULL);
+		guard_lo = guard_hi = NULL;
+	}
+}
+
+void klog_guard_map(const void *base, size_t len, const char *fmt, ...)
+{
+	klog_guard_clear();
+	if (!base || !len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	guard_len = line(guard_line, "", fmt, ap);
+	va_end(ap);
+	guard_lo = base;
+	guard_hi = (const char *)base + len;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &guard_old);
 }
 
 void kerror(const char *fmt, ...)

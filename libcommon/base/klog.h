@@ -60,6 +60,15 @@ void klog_set_exit_hook(void (*fn)(int code));
 /* Run cleanups now (used by fatal signal handlers and the exit hook). */
 void klog_run_cleanups(void);
 
+/* While a file is mapped: a SIGBUS at an address in [base, base+len) (the
+ * file cut short under the mapping by another process) prints the line
+ * fmt makes (formatted now, as kerror() would print it), runs the cleanups
+ * and ends the process with KEXIT_DATA, instead of a crash; a SIGBUS
+ * elsewhere is left as it was.  One range at a time: a new call replaces
+ * it, klog_guard_clear() removes it. */
+void klog_guard_map(const void *base, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void klog_guard_clear(void);
+
 /* Seconds from a monotonic clock. */
 double ktime(void);
 

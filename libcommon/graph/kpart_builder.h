@@ -75,7 +75,7 @@ typedef struct source {
 	int fd; /* a file: its own descriptor (pread from any thread), -1 if none */
 	uint64_t at, nv; /* the file's first tuple at byte at; ids below nv */
 	const char *name;
-	void *map;     /* KBFS_KPART_MMAP=1: the file mapped (mem its slice), else NULL */
+	void *map;     /* the file mapped (mem its slice), else NULL (KBFS_KPART_MMAP=0, or not mappable) */
 	size_t maplen;
 } source;
 

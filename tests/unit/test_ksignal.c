@@ -2,15 +2,20 @@
  * (a directory tree included) without allocating memory: malloc is not
  * async-signal-safe, and a handler that calls it can deadlock when the
  * signal lands inside malloc.  malloc and its kin are replaced here by
- * wrappers that abort once "forbidden" is set, just before the signal. */
+ * wrappers that abort once "forbidden" is set, just before the signal.
+ * And klog_guard_map: a file cut short under its mapping ends the process
+ * with its line and KEXIT_DATA, the temporaries removed; a SIGBUS elsewhere
+ * stays a SIGBUS. */
 #include "kfs.h"
 #include "ktemp.h"
 #include "klog.h"
 #include "tap.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,11 +75,82 @@ static inline void touch(const char *path)
 		fclose(f);
 }
 
+/* A child maps a file of 1 MiB, guards the mapping, cuts the file to one
+ * page and reads past it (cut), or raises SIGBUS itself (!cut). */
+static void guard_child(const char *file, const char *tmp, int cut, int errfd)
+{
+	klog_init("test_ksignal");
+	dup2(errfd, 2);
+	int fd = open(file, O_RDONLY);
+	volatile const unsigned char *m = fd < 0 ? MAP_FAILED : mmap(NULL, 1 << 20, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		_exit(98);
+	ktemp_register(tmp);
+	klog_guard_map((const void *)m, 1 << 20, "'%s': the input was cut short while it was being read", file);
+	if (!cut)
+		raise(SIGBUS);
+	if (truncate(file, 4096))
+		_exit(97);
+	unsigned s = 0;
+	for (size_t k = 0; k < (1 << 20); k += 4096)
+		s += m[k];
+	_exit(s == 12345 ? 96 : 95); /* not reached: the read past the end faults */
+}
+
+static void guard_tests(void)
+{
+	char dir[] = "/tmp/test_kguard.XXXXXX", file[300], tmp[300], err[300], line[512] = "";
+	if (!mkdtemp(dir))
+		return;
+	snprintf(file, sizeof file, "%s/in", dir);
+	snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+	snprintf(err, sizeof err, "%s/err", dir);
+	for (int cut = 1; cut >= 0; cut--) {
+		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || ftruncate(fd, 1 << 20))
+			return;
+		close(fd);
+		touch(tmp);
+		int efd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0)
+			guard_child(file, tmp, cut, efd);
+		close(efd);
+		int st = 0;
+		waitpid(pid, &st, 0);
+		struct stat sb;
+		if (cut) {
+			ok(WIFEXITED(st) && WEXITSTATUS(st) == KEXIT_DATA,
+			   "a file cut short under a guarded mapping: exit %d, not a crash (status 0x%x)", KEXIT_DATA, st);
+			FILE *f = fopen(err, "r");
+			char want[512];
+			snprintf(want, sizeof want, "test_ksignal: '%s': the input was cut short while it was being read\n", file);
+			if (!f || !fgets(line, sizeof line, f))
+				line[0] = 0;
+			if (strcmp(line, want))
+				printf("# want: %s", want);
+			if (f)
+				fclose(f);
+			ok(!strcmp(line, want), "... its one line on stderr");
+			ok(stat(tmp, &sb) != 0, "... the temporaries removed");
+		} else {
+			ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS,
+			   "a SIGBUS not from the guarded range stays a SIGBUS (status 0x%x)", st);
+		}
+		unlink(tmp);
+	}
+	unlink(file);
+	unlink(err);
+	rmdir(dir);
+}
+
 int main(void)
 {
+	guard_tests();
 #ifdef NO_MALLOC_WRAP
-	printf("1..0 # skip the sanitizer's malloc cannot be wrapped\n");
-	return 0;
+	printf("# skip the cleanup's allocations: the sanitizer's malloc cannot be wrapped\n");
+	return tap_done();
 #else
 	char dir[] = "/tmp/test_ksignal.XXXXXX", path[256];
 	if (!mkdtemp(dir))
