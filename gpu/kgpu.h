@@ -98,6 +98,11 @@ typedef struct kgpu_opts {
 	unsigned spin_us;     /* KBFS_CUDA_SPIN_US=N (an experiment): each level starts with an N us
 			       * spin on the GPU, during which the host queues the level's work, so
 			       * the phase times are the GPU's alone, without the host's gaps */
+	int pred_finish;      /* KBFS_CUDA_PRED_FINISH=1 (an experiment), grids of several columns: PRED
+			       * is not cleared at each search's start (8 bytes an owned vertex) but
+			       * its unreached entries put right after the levels, from OWNVIS and a
+			       * bitmap of the owned vertices without edges (the peer transport), or
+			       * not at all where the row's reduction writes all of it (the others) */
 } kgpu_opts;
 
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
@@ -196,7 +201,7 @@ int kgpu_device_info(kgpu_devinfo *d);
 void kgpu_devinfo_line(const kgpu_devinfo *d, char *buf, size_t len);
 
 /* Device memory plan of one rank: every array the engine allocates. */
-#define KGPU_PLAN_MAX 40
+#define KGPU_PLAN_MAX 48
 typedef struct kgpu_plan_t {
 	int n;
 	struct {

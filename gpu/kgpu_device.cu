@@ -77,6 +77,9 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 		else
 			kwarn("ignoring KBFS_CUDA_TDEG_BATCH='%s' (want 1, 4 or 8)", v);
 	}
+	v = getenv("KBFS_CUDA_PRED_FINISH");
+	if (v && strcmp(v, "1") == 0)
+		o->pred_finish = 1;
 	v = getenv("KBFS_CUDA_SPIN_US");
 	if (v && hook_u64("KBFS_CUDA_SPIN_US", v, 0, 100000, "microseconds from 0 to 100000", &n))
 		o->spin_us = (unsigned)n;

@@ -99,6 +99,38 @@ __global__ void k_finish(const u64 *__restrict__ rowvis, const u64 *__restrict__
 			pl[w * 64 + (__ffsll((long long)m) - 1)] = KBFS_NONE;
 }
 
+// KBFS_CUDA_PRED_FINISH: the owned vertices no search reaches, as bits (nbw
+// words): those without a tuple (tdeg 0) and the positions past nb.
+template <typename Deg> __global__ void k_own_empty(const Deg *__restrict__ tdeg, u64 nb, u64 nbw, u64 *__restrict__ out)
+{
+	for (u64 w = blockIdx.x * (u64)blockDim.x + threadIdx.x; w < nbw; w += (u64)gridDim.x * blockDim.x) {
+		u64 e = 0;
+		for (int b = 0; b < 64; b++) {
+			const u64 v = w * 64 + (u64)b;
+			if (v >= nb || tdeg[v] == 0)
+				e |= 1ull << b;
+		}
+		out[w] = e;
+	}
+}
+
+// KBFS_CUDA_PRED_FINISH on a grid of several columns over the peer transport:
+// after the levels, PRED = KBFS_NONE on the owned vertices not reached (the
+// update wrote every reached one's entry), but for those that no search
+// reaches (oempty), which no search wrote since PRED was last cleared whole;
+// and on the last search's root (stale), written by it whatever its degree,
+// unless this search reached it.
+__global__ void k_pred_finish(const u64 *__restrict__ ownvis, const u64 *__restrict__ oempty, u64 *__restrict__ pred,
+			      u64 nbw, u64 stale)
+{
+	const u64 t0 = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+	for (u64 w = t0; w < nbw; w += (u64)gridDim.x * blockDim.x)
+		for (u64 m = ~(ownvis[w] | oempty[w]); m; m &= m - 1)
+			pred[w * 64 + (__ffsll((long long)m) - 1)] = KBFS_NONE;
+	if (t0 == 0 && stale != KBFS_NONE && !((ownvis[stale >> 6] >> (stale & 63)) & 1))
+		pred[stale] = KBFS_NONE;
+}
+
 // The root: owner marks FRONT and OWNVIS; its processor row marks the local
 // row in ROWVIS with PL = (0, root).
 __global__ void k_reset_root(u64 *front, u64 *ownvis, u64 *rowvis, u64 *pl, int owner, u64 own_off, int inrow,
@@ -339,6 +371,18 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 		k_empty_rows<u32><<<eb, 256, 0, st->s>>>((const u32 *)st->slot[KS_ROWPTR], (u64 *)st->slot[KS_EMPTY],
 							 st->g.roww);
 	KGPU_LAUNCHED("k_empty_rows");
+	if (st->g.pred_finish) {
+		const int ob = kgpu_blocks(st->g.nbw, 256, st->grid);
+		if (st->g.tdeg64)
+			k_own_empty<u64><<<ob, 256, 0, st->s>>>((const u64 *)st->slot[KS_TDEG], st->g.nb, st->g.nbw,
+								(u64 *)st->slot[KS_OEMPTY]);
+		else
+			k_own_empty<u32><<<ob, 256, 0, st->s>>>((const u32 *)st->slot[KS_TDEG], st->g.nb, st->g.nbw,
+								(u64 *)st->slot[KS_OEMPTY]);
+		KGPU_LAUNCHED("k_own_empty");
+	}
+	st->pred_dirty = 1; // the set-up zeroed PRED: the first reset() clears it
+	st->prev_root_own = KBFS_NONE;
 	if (st->g.bu_first)
 		kgpu_first_build(st);
 	kgpu_valid_setup(st);
@@ -387,8 +431,13 @@ static void reset(kbfs_engine *e, uint64_t root)
 		kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), st->g.nbw, kgpu_buf(st, KBFS_ROWVIS), st->g.roww,
 		(const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_PL), plrows, st->cnt);
 	KGPU_LAUNCHED("k_reset");
-	if (!st->g.pred_alias)
+	// PRED cleared whole, or (pred_finish) only when it holds entries no
+	// search wrote: the peer transport's searches put their unreached
+	// entries right in finish(), the others' row reduction writes it all
+	if (!st->g.pred_alias && (!st->g.pred_finish || st->pred_dirty)) {
 		CUDA_CHECK(cudaMemsetAsync(kgpu_buf(st, KBFS_PRED), 0xff, st->g.nb * 8, s));
+		st->pred_dirty = 0;
+	}
 	int owner = kpart_owner(g, root) == st->g.rank;
 	int inrow = kpart_owner_row(g, root) == st->g.i;
 	k_reset_root<<<1, 1, 0, s>>>(kgpu_buf(st, KBFS_FRONT), kgpu_buf(st, KBFS_OWNVIS), kgpu_buf(st, KBFS_ROWVIS),
@@ -406,8 +455,20 @@ static void finish(kbfs_engine *e)
 {
 	kgpu_state *st = kgpu_state_of(e);
 	kgpu_trace_flush();
-	if (st->g.C != 1)
-		return; // reset() cleared PL: ROWVIS also holds rows other ranks reached
+	if (st->g.C != 1) {
+		// reset() cleared PL (ROWVIS also holds rows other ranks reached);
+		// with pred_finish over the peer transport, PRED's unreached entries
+		if (st->g.pred_finish && st->pl_keep) {
+			k_pred_finish<<<kgpu_blocks(st->g.nbw, 256, st->grid), 256, 0, kgpu_queue(st)>>>(
+				kgpu_buf(st, KBFS_OWNVIS), (const u64 *)st->slot[KS_OEMPTY], kgpu_buf(st, KBFS_PRED),
+				st->g.nbw, st->prev_root_own);
+			KGPU_LAUNCHED("k_pred_finish");
+			const kpart_grid *g = &st->b->g;
+			st->prev_root_own =
+				kpart_owner(g, st->root) == st->g.rank ? st->root - st->g.own_first : KBFS_NONE;
+		}
+		return;
+	}
 	k_finish<<<kgpu_blocks(st->g.roww, 256, st->grid), 256, 0, kgpu_queue(st)>>>(
 		kgpu_buf(st, KBFS_ROWVIS), (const u64 *)st->slot[KS_EMPTY], kgpu_buf(st, KBFS_PL), st->g.roww);
 	KGPU_LAUNCHED("k_finish");
@@ -535,11 +596,21 @@ static void to_host(kbfs_engine *e, void *host, const void *src, size_t bytes)
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 }
 
+// dst within PRED (its bytes now no search's: pred_finish's next reset
+// clears it whole)
+static void pred_written(kgpu_state *st, const void *dst)
+{
+	const char *p = (const char *)kgpu_buf(st, KBFS_PRED), *d = (const char *)dst;
+	if (!st->g.pred_alias && d >= p && d < p + st->g.nb * 8)
+		st->pred_dirty = 1;
+}
+
 static void to_device(kbfs_engine *e, void *dst, const void *host, size_t bytes)
 {
 	kgpu_state *st = kgpu_state_of(e);
 	if (!bytes)
 		return;
+	pred_written(st, dst);
 	CUDA_CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, kgpu_queue(st)));
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 }
@@ -557,8 +628,10 @@ static void tree_check(kbfs_engine *e, uint64_t root, uint64_t out[3])
 
 static void copy(kbfs_engine *e, void *dst, const void *src, size_t bytes)
 {
-	if (bytes && dst != src)
-		CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, kgpu_queue(kgpu_state_of(e))));
+	if (!bytes || dst == src)
+		return;
+	pred_written(kgpu_state_of(e), dst);
+	CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, kgpu_queue(kgpu_state_of(e))));
 }
 
 extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)

@@ -116,6 +116,7 @@ struct kgpu_geom {
 	int colfront_alias;   // R == 1: COLFRONT is FRONT (the expand is a copy)
 	int recv_alias;       // C == 1: RECV is ROWNEXT (the fold is a copy)
 	int bu_first;         // KS_FIRST is kept
+	int pred_finish;      // KBFS_CUDA_PRED_FINISH on a grid of several columns: KS_OEMPTY is kept
 	u64 chunk_words;      // frontier words per top-down piece
 	u64 tps, ntiles;      // codec: tiles per segment, tiles of nseg segments
 	u64 ndchunks;         // codec: decode work units of nseg segments
@@ -139,6 +140,7 @@ enum kgpu_slot {
 	KS_LOOP,  // KBFS_CUDA_TD_LOOP: k_td_loop's barrier, decision and level records
 	KS_VCOL, KS_VROW, // validate: packed entries of the columns and rows (PRED itself on an axis of one rank)
 	KS_VLEV, KS_VTREE, KS_VTROW, KS_VOUT, // validate: column levels, tree edges found, tile rows, result
+	KS_OEMPTY, // pred_finish: nbw words, the owned vertices no search reaches (no tuple; past nb)
 	KS_NSLOT
 };
 // Fill plan->a[slot] for every slot (n = KS_NSLOT) and the totals; needs a
@@ -236,6 +238,9 @@ struct kgpu_state {
 	u64 lseg, last_tdeg;
 	int pl_keep;           // reset() leaves PL as it is on grids of several columns (a transport
 			       // that reads only the rows found in the search: kgpu_peer)
+	int pred_dirty;        // pred_finish: PRED holds entries no search wrote (set-up, a copy from
+			       // the host): the next reset() clears it whole
+	u64 prev_root_own;     // pred_finish: the last search's root, its offset here (KBFS_NONE: not mine)
 };
 // Every call that queues work on the engine's stream says so (marks with
 // nothing queued since the last one reuse its event).

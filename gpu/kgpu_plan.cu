@@ -51,6 +51,7 @@ void kgpu_geom_init(kgpu_geom *g, const kpart_block *b, const kbfs_engine_conf *
 	g->colfront_alias = g->R == 1;
 	g->recv_alias = g->C == 1;
 	g->bu_first = o->bu_first != 0;
+	g->pred_finish = o->pred_finish != 0 && g->C > 1;
 	u64 w = o->td_chunk ? o->td_chunk : (u64)KGPU_TD_CHUNK;
 	g->chunk_words = w < g->colw ? w : g->colw;
 	if (g->chunk_words == 0)
@@ -129,6 +130,7 @@ void kgpu_plan_fill(const kgpu_geom *g, kgpu_plan_t *p)
 	put(p, KS_VTREE, "val.tree", v ? g->roww * 8 : 0);
 	put(p, KS_VTROW, "val.tiles", v && g->nnz ? (g->vtiles + 1) * 8 : 0);
 	put(p, KS_VOUT, "val.result", v ? kgpu_valid_out_bytes() : 0);
+	put(p, KS_OEMPTY, "pred.empty", g->pred_finish ? g->nbw * 8 : 0);
 	p->n = KS_NSLOT;
 	p->reserve = (256ull << 20) + (32ull << 20) * (u64)(g->R + g->C);
 	p->total = p->reserve;
