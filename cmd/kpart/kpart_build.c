@@ -395,14 +395,22 @@ static void step(int me, int k, const char *what)
 	}
 }
 
-/* Seconds since *since (then reset); printed by rank 0 with -v, or at the
- * end of step()'s line on a terminal. */
+/* Seconds since *since (then reset); printed by rank 0 with -v (with its
+ * process's page faults since the last lap and its memory in huge pages:
+ * how the step's fresh memory was mapped), or at the end of step()'s line
+ * on a terminal. */
 static double lap(int me, const char *what, double *since)
 {
+	static uint64_t faults0;
 	double now = ktime(), d = now - *since;
 	*since = now;
-	if (me == 0 && klog_verbose())
-		kinfo("%-34s %8.3f s", what, d);
+	if (me == 0 && klog_verbose()) {
+		uint64_t faults, huge;
+		kmem_faults(&faults, &huge);
+		kinfo("%-34s %8.3f s (%llu page faults; %.1f GiB in huge pages)", what, d,
+		      (unsigned long long)(faults - faults0), huge / 1073741824.0);
+		faults0 = faults;
+	}
 	else if (me == 0 && *what && kcomm_progress_ok())
 		fprintf(stderr, " %.2f s\n", d);
 	return d;

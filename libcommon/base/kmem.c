@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* A block of 64 MiB or more asks for transparent huge pages (where the
@@ -97,4 +99,22 @@ uint64_t kmem_available(void)
 {
 	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+}
+
+void kmem_faults(uint64_t *faults, uint64_t *huge_bytes)
+{
+	struct rusage ru;
+	*faults = getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
+	*huge_bytes = 0;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	if (!f)
+		return;
+	char line[256];
+	unsigned long long kb;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
+			*huge_bytes = (uint64_t)kb * 1024;
+			break;
+		}
+	fclose(f);
 }

@@ -30,5 +30,10 @@ int kmem_populate(void *p, size_t n);
 /* This host's available memory in bytes (sysconf's free pages), 0 when
  * unknown. */
 uint64_t kmem_available(void);
+/* This process's page faults so far (minor and major, getrusage) and the
+ * bytes of its anonymous memory in transparent huge pages now
+ * (/proc/self/smaps_rollup; 0 when the kernel does not say): how fresh
+ * memory was mapped, for -v lines. */
+void kmem_faults(uint64_t *faults, uint64_t *huge_bytes);
 
 #endif

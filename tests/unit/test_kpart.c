@@ -22,6 +22,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -618,6 +619,19 @@ static void test_shared(void)
 	ok(avail >= ((uint64_t)1 << 20) && avail <= (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE),
 	   "kmem_available: between 1 MiB and the host's memory (%llu MiB)", (unsigned long long)(avail >> 20));
 	ok(kcomm_host_ranks(kcomm_world()) == 1, "kcomm_host_ranks: one process, one rank here");
+	/* kpart -v's page faults: 8 MiB of fresh small pages touched one by one
+	 * take at least a fault each 2 MiB (one a page without huge pages) */
+	uint64_t f0, f1, h0, h1;
+	kmem_faults(&f0, &h0);
+	size_t fresh = (size_t)8 << 20;
+	unsigned char *q = mmap(NULL, fresh, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (size_t k = 0; q != MAP_FAILED && k < fresh; k += 4096)
+		q[k] = 1;
+	kmem_faults(&f1, &h1);
+	ok(q != MAP_FAILED && f1 >= f0 + 4, "kmem_faults: fresh memory's faults counted (%llu)",
+	   (unsigned long long)(f1 - f0));
+	if (q != MAP_FAILED)
+		munmap(q, fresh);
 	/* before Linux 5.14 the kernel refuses the advice: -1, nothing done */
 	printf("# kmem_populate returned %d and %d\n", r1, r2);
 	free(m);
