@@ -105,7 +105,15 @@ static void guard_tests(void)
 	snprintf(file, sizeof file, "%s/in", dir);
 	snprintf(tmp, sizeof tmp, "%s/tmp", dir);
 	snprintf(err, sizeof err, "%s/err", dir);
-	for (int cut = 1; cut >= 0; cut--) {
+	/* under a sanitizer the SIGBUS of !cut would go to its handler, whose
+	 * report fails the run: only the guarded fault there */
+#ifdef NO_MALLOC_WRAP
+	const int last = 1;
+	tap_diag("skip the SIGBUS outside the guard: a sanitizer's handler would report it");
+#else
+	const int last = 0;
+#endif
+	for (int cut = 1; cut >= last; cut--) {
 		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0 || ftruncate(fd, 1 << 20))
 			return;
@@ -135,7 +143,11 @@ static void guard_tests(void)
 			ok(!strcmp(line, want), "... its one line on stderr");
 			ok(stat(tmp, &sb) != 0, "... the temporaries removed");
 		} else {
-			ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS,
+			FILE *f = fopen(err, "r");
+			int said = f && fgets(line, sizeof line, f) && strstr(line, "cut short");
+			if (f)
+				fclose(f);
+			ok(!said && WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS,
 			   "a SIGBUS not from the guarded range stays a SIGBUS (status 0x%x)", st);
 		}
 		unlink(tmp);
