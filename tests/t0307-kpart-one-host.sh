@@ -66,6 +66,9 @@ ok "... the same files as one process" same_partition "$T/s-4x1" "$T/m-4x1"
 build m0-4x1 4 4 1 KBFS_KPART_MMAP=0
 ok "4x1 with KBFS_KPART_MMAP=0: by pread, said nothing of a mapping" sh -c "! grep -q 'shared mapping' '$T/m0-4x1.err'"
 ok "... the same files" same_partition "$T/s-4x1" "$T/m0-4x1"
+build pf-4x1 4 4 1 KBFS_KPART_PREFAULT=1
+ok "4x1 with KBFS_KPART_PREFAULT=1 (the keys' pages mapped first): said so" grep -q "the keys' pages mapped before pass 2" "$T/pf-4x1.err"
+ok "... the same files as one process" same_partition "$T/s-4x1" "$T/pf-4x1"
 build mx-2x2 4 2 2 KBFS_KPART_EXCHANGE=1
 ok "2x2, slices and the exchange, through the mapping: the same files" same_partition "$T/s-2x2" "$T/mx-2x2"
 build mx0-2x2 4 2 2 KBFS_KPART_MMAP=0 KBFS_KPART_EXCHANGE=1

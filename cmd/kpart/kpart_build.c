@@ -761,6 +761,12 @@ static void make_parts(job *b)
 		return;
 	}
 	uint64_t *mine = b->hist;
+	/* KBFS_KPART_PREFAULT=1 (an experiment): the parts' key arrays mapped
+	 * writable on all threads, a piece each, before pass 2 scatters keys
+	 * into them (else each page faults in the thread that first writes it,
+	 * at random, every thread in the same page tables) */
+	const char *pf = getenv("KBFS_KPART_PREFAULT");
+	const int prefault = pf && !strcmp(pf, "1");
 	if (P > 1 && pl->keep < 0) {
 		mine = kmalloc(kmul((size_t)pl->nbk, 8));
 		kcomm_reduce_scatter_u64(b->comm, b->hist, mine, (size_t)pl->nbk, KCOMM_SUM);
@@ -778,7 +784,11 @@ static void make_parts(job *b)
 			pt->bfill[k] = pt->bstart[k], pt->bstart[k + 1] = pt->bstart[k] + h[k];
 		pt->E = pt->bstart[pl->nbk];
 		pt->res = kmalloc(kmul((size_t)pt->E, pl->res64 ? 8 : 4));
+		if (prefault && pt->E)
+			(void)kmem_populate(pt->res, (size_t)pt->E * (pl->res64 ? 8 : 4));
 	}
+	if (prefault && b->me == 0)
+		kinfo("the keys' pages mapped before pass 2 (KBFS_KPART_PREFAULT=1)");
 	if (mine != b->hist)
 		free(mine);
 	free(b->hist);
