@@ -783,9 +783,10 @@ static void make_parts(job *b)
 		for (uint64_t k = 0; k < pl->nbk; k++)
 			pt->bfill[k] = pt->bstart[k], pt->bstart[k + 1] = pt->bstart[k] + h[k];
 		pt->E = pt->bstart[pl->nbk];
-		pt->res = kmalloc(kmul((size_t)pt->E, pl->res64 ? 8 : 4));
-		if (prefault && pt->E)
-			(void)kmem_populate(pt->res, (size_t)pt->E * (pl->res64 ? 8 : 4));
+		const size_t bytes = kmul((size_t)pt->E, pl->res64 ? 8 : 4);
+		pt->res = kmalloc(bytes);
+		if (prefault && bytes)
+			(void)kmem_populate(pt->res, bytes);
 	}
 	if (prefault && b->me == 0)
 		kinfo("the keys' pages mapped before pass 2 (KBFS_KPART_PREFAULT=1)");

@@ -14,10 +14,10 @@
 #ifndef KBFS_FUZZ_H
 #define KBFS_FUZZ_H
 
+#include "kfs.h"
 #include "kio.h"
 #include "klog.h"
 
-#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,21 +79,7 @@ static inline uint8_t *fuzz_copy(const uint8_t *data, size_t n)
  * ends a run with exit(); a crash leaves it, beside the crash's input). */
 static char fuzz_dir_path[64];
 
-static inline void fuzz_dir_remove(void)
-{
-	DIR *d = opendir(fuzz_dir_path);
-	if (d) {
-		struct dirent *e;
-		char p[sizeof fuzz_dir_path + 256];
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-				snprintf(p, sizeof p, "%s/%s", fuzz_dir_path, e->d_name);
-				unlink(p);
-			}
-		closedir(d);
-	}
-	rmdir(fuzz_dir_path);
-}
+static inline void fuzz_dir_remove(void) { (void)kfs_rmtree(fuzz_dir_path); }
 
 static inline const char *fuzz_dir(void)
 {
