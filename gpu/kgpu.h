@@ -98,7 +98,7 @@ typedef struct kgpu_opts {
 	unsigned spin_us;     /* KBFS_CUDA_SPIN_US=N (an experiment): each level starts with an N us
 			       * spin on the GPU, during which the host queues the level's work, so
 			       * the phase times are the GPU's alone, without the host's gaps */
-	int pred_finish;      /* KBFS_CUDA_PRED_FINISH=1 (an experiment), grids of several columns: PRED
+	int pred_finish;      /* grids of several columns (KBFS_CUDA_PRED_FINISH=0 turns it off): PRED
 			       * is not cleared at each search's start (8 bytes an owned vertex) but
 			       * its unreached entries put right after the levels, from OWNVIS and a
 			       * bitmap of the owned vertices without edges (the peer transport), or
@@ -109,8 +109,8 @@ typedef struct kgpu_opts {
  * small graphs): KBFS_CUDA_TD_CHUNK=N sets td_chunk, KBFS_CUDA_OFF64=1 sets
  * off64, KBFS_CUDA_MARKS=0 sets no_marks, KBFS_CUDA_SPIN_US=N spin_us,
  * KBFS_CUDA_LIST_CAP=N list_cap, KBFS_CUDA_TD_LOOP=1 td_loop,
- * KBFS_CUDA_TDEG_BATCH=N tdeg_batch (all read
- * here), KBFS_CUDA_FREE_BYTES=N makes the memory check see at most N free
+ * KBFS_CUDA_TDEG_BATCH=N tdeg_batch, KBFS_CUDA_PRED_FINISH=0 pred_finish
+ * (all read here), KBFS_CUDA_FREE_BYTES=N makes the memory check see at most N free
  * bytes. */
 void kgpu_opts_default(kgpu_opts *o);
 /* The defaults without the test hooks: what kgpu_opts_default starts from
@@ -130,6 +130,7 @@ static inline void kgpu_opts_base(kgpu_opts *o)
 	o->td_lists = 1;
 	o->peer = 1;
 	o->tdeg_batch = 8;
+	o->pred_finish = 1;
 }
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */
 int kgpu_kernel_parse(const char *name);

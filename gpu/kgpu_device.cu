@@ -78,8 +78,8 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 			kwarn("ignoring KBFS_CUDA_TDEG_BATCH='%s' (want 1, 4 or 8)", v);
 	}
 	v = getenv("KBFS_CUDA_PRED_FINISH");
-	if (v && strcmp(v, "1") == 0)
-		o->pred_finish = 1;
+	if (v && strcmp(v, "0") == 0)
+		o->pred_finish = 0;
 	v = getenv("KBFS_CUDA_SPIN_US");
 	if (v && hook_u64("KBFS_CUDA_SPIN_US", v, 0, 100000, "microseconds from 0 to 100000", &n))
 		o->spin_us = (unsigned)n;

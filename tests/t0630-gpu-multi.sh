@@ -211,26 +211,27 @@ if [ $NCCL = 1 ]; then
 		ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu14"
 		ok "... small top-down levels ran in k_td_loop_peer" grep -q 'k_td_loop_peer ' "$T/err"
 	fi
-	# KBFS_CUDA_PRED_FINISH=1 (an experiment) on the grids of several
-	# columns: PRED not cleared at each search's start, its unreached entries
-	# put right after the levels (peer) or left to the row's reduction
-	# (nccl); on the Kronecker graph, and on a graph of several components,
-	# whose roots reach different vertices one search after another
+	# PRED on the grids of several columns: by default not cleared at each
+	# search's start, its unreached entries put right after the levels
+	# (peer) or left to the row's reduction (nccl); on the Kronecker graph,
+	# and on a graph of several components, whose roots reach different
+	# vertices one search after another (a stale entry fails the engine's
+	# validation); KBFS_CUDA_PRED_FINISH=0, the ablation, clears it
 	kgen -q --from "$FIX/import/components.txt" -o "$T/comp.kg" || { echo "Bail out! kgen components"; exit 1; }
-	export KBFS_CUDA_PRED_FINISH=1
 	for g in $ONE; do
 		case $g in *x1) continue ;; esac
 		part 12 "$g"
-		sub_tap "engine $g --transport peer, PRED put right after the search, not cleared (KBFS_CUDA_PRED_FINISH=1)" \
+		sub_tap "engine $g --transport peer, PRED put right after the search, not cleared (the default)" \
 			prun "$g" "$TB/test_engine" --kernels lb --configs full --roots 4 --transport peer "$PART"
-		sub_tap "engine $g --transport nccl, KBFS_CUDA_PRED_FINISH=1 (PRED written whole by the row's reduction)" \
+		sub_tap "engine $g --transport nccl, PRED written whole by the row's reduction, not cleared" \
 			prun "$g" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport nccl "$PART"
+		KBFS_CUDA_PRED_FINISH=0 sub_tap "engine $g --transport peer, PRED cleared at every start (KBFS_CUDA_PRED_FINISH=0)" \
+			prun "$g" "$TB/test_engine" --kernels lb --configs quick --roots 4 --transport peer "$PART"
 		CP=$T/comp-$g
 		[ -d "$CP" ] || kpart -q -R "${g%x*}" -C "${g#*x}" -o "$CP" "$T/comp.kg" ||
 			{ echo "Bail out! kpart components $g"; exit 1; }
-		sub_tap "engine $g --transport peer, KBFS_CUDA_PRED_FINISH=1, 16 roots in components of several sizes" \
+		sub_tap "engine $g --transport peer, 16 roots in components of several sizes, PRED not cleared" \
 			prun "$g" "$TB/test_engine" --kernels lb --configs quick --roots 16 --transport peer "$CP"
 	done
-	unset KBFS_CUDA_PRED_FINISH
 fi
 done_testing

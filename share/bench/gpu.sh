@@ -316,8 +316,8 @@ ablation)
 		case $GRID in *x1) ;; *) KBFS_PEER_FOLD_BLOCKS=264 search "s$SCALE-$GRID-fold-264-blocks" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
 		# ... and the predecessor step's four kernels on two blocks an SM
 		case $GRID in *x1) ;; *) KBFS_PEER_PRED_BLOCKS=264 search "s$SCALE-$GRID-pred-264-blocks" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
-		# the experiment: PRED's unreached entries put right after the search, not cleared at its start
-		case $GRID in *x1) ;; *) KBFS_CUDA_PRED_FINISH=1 search "s$SCALE-$GRID-pred-finish" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
+		# PRED cleared whole at every search's start, not its unreached entries put right after it
+		case $GRID in *x1) ;; *) KBFS_CUDA_PRED_FINISH=0 search "s$SCALE-$GRID-pred-clear" "$GRID" $ng -n "$ROOTS" --no-validate ;; esac
 		search "s$SCALE-$GRID-no-sv" "$GRID" $ng -n "$ROOTS" --no-validate --no-sv
 	fi
 	if [ $wired = 1 ] && [ $CORE = 0 ]; then
