@@ -2,8 +2,10 @@
 # kgen -o - | kpart -: the edge file never on disk, the same partition as
 # from the file (every rank file and the manifest the same bytes but for the
 # source's name; build-info the same but for its timings and command line),
-# on one process and under mpirun (rank 0 reads the pipe and deals it out);
-# a stream cut short fails with exit 1 and leaves no partition behind.
+# on one process and under mpirun (on one host rank 0 reads the pipe into
+# shared memory that every rank reads whole; KBFS_KPART_STAGE=0, or a
+# compressed stream: rank 0 deals it out); a stream cut short, corrupt or
+# with an id out of range fails with exit 1, one line, no partition behind.
 . "$(dirname "$0")/lib.sh"
 export LC_ALL=C
 kgen -q -s 12 -o "$T/g.kg" && kgen -q -s 12 -f text -o "$T/g.txt" && kgen -q --from "$T/g.txt" -o "$T/m.kg" ||
@@ -40,9 +42,11 @@ for g in 1x1 2x1 1x2 2x2; do
 		run_ok "$g, mpirun -np $np: kgen -o - | mpirun kpart - (rank 0 reads, deals)" \
 			sh -c "kgen -q -s 12 -o - | mpirun --oversubscribe -np $np kpart -q -R $R -C $C -o '$T/m-$g' -"
 		ok "$g, mpirun -np $np: the file's partition under mpirun" same_but_source "$T/fm-$g" "$T/m-$g"
+		run_ok "$g, mpirun -np $np, KBFS_KPART_STAGE=0 (rank 0 deals it out)" \
+			sh -c "kgen -q -s 12 -o - | KBFS_KPART_STAGE=0 mpirun --oversubscribe -np $np kpart -q -R $R -C $C -o '$T/d-$g' -"
+		ok "$g, mpirun -np $np, dealt: the same partition" same_but_source "$T/fm-$g" "$T/d-$g"
 	elif [ "$np" -gt 1 ]; then
-		skip "$g under mpirun: no mpirun"
-		skip "$g under mpirun: no mpirun"
+		for k in 1 2 3 4; do skip "$g under mpirun: no mpirun"; done
 	fi
 done
 is "$(value source "$T/s-1x1")" "-" "the stream's manifest names its source '-'"
@@ -89,5 +93,33 @@ for n in 20 100000 $((size - 10)); do
 		stderr_has "truncated" "... called truncated"
 		ok "... no partition, no temporary" none "$T/mcut"
 	fi
+done
+
+# a stream whose bytes are damaged: in the payload (an id beyond nv, so
+# also a CRC that no longer matches), in the payload with every id still
+# below nv (an id's low bit flipped: the CRC alone catches it), in the
+# trailer; each on one process and
+# under mpirun, held in shared memory and (KBFS_KPART_STAGE=0) dealt out
+hdr=$((size - 20 - $(kgen -q -s 12 -o - | head -c 36 | od -An -t u8 -j 28 -N 8 | tr -d ' ') * 8))
+bad_id=$T/bad-id.kg bad_crc=$T/bad-crc.kg bad_trl=$T/bad-trl.kg
+cp "$T/g.kg" "$bad_id" && printf '\377' | dd of="$bad_id" bs=1 seek=$((hdr + 4 * 7 + 3)) conv=notrunc 2>/dev/null
+b=$(od -An -t u1 -j $((hdr + 4 * 1001)) -N 1 "$T/g.kg" | tr -d ' ')
+cp "$T/g.kg" "$bad_crc" && printf "\\$(printf %o $((b ^ 1)))" | dd of="$bad_crc" bs=1 seek=$((hdr + 4 * 1001)) conv=notrunc 2>/dev/null
+cp "$T/g.kg" "$bad_trl" && printf '\001' | dd of="$bad_trl" bs=1 seek=$((size - 9)) conv=notrunc 2>/dev/null
+for c in "$bad_id|beyond the 4096 vertices declared|an id beyond nv" "$bad_crc|checksum mismatch|an id's low bit flipped" \
+	"$bad_trl|corrupt trailer|a damaged trailer"; do
+	IFS='|' read -r f msg what <<<"$c"
+	for st in 1 0; do
+		must_fail 1 "$what, a stream (KBFS_KPART_STAGE=$st): exit 1" \
+			sh -c "KBFS_KPART_STAGE=$st kpart -q -R 1 -C 1 -o '$T/bad' - <'$f'"
+		stderr_has "$msg" "... says so"
+		ok "... no partition, no temporary" none "$T/bad"
+		if have_mpi; then
+			KBFS_KPART_STAGE=$st mpirun --oversubscribe -np 4 kpart -q -R 2 -C 2 -o "$T/mbad" - <"$f" >"$T/out" 2>"$T/err"
+			is "$?" 1 "$what, mpirun -np 4, KBFS_KPART_STAGE=$st: exit 1"
+			ok "... said once: $msg" test "$(grep -c "$msg" "$T/err")" = 1
+			ok "... no partition, no temporary" none "$T/mbad"
+		fi
+	done
 done
 done_testing

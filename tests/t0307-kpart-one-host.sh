@@ -91,9 +91,14 @@ build z0 4 2 2 KBFS_KPART_EXCHANGE=0
 ok "KBFS_KPART_EXCHANGE=0: reads all, the same files" \
 	sh -c "grep -q 'whole input' '$T/z0.err' && cmp -s '$T/s-2x2/rank-00003.kpart' '$T/z0/rank-00003.kpart'"
 MPIRUN 4 kpart -v -R 2 -C 2 -o "$T/st" - <"$T/g.kg" 2>"$T/st.err"
-ok "standard input: rank 0 deals it out, the keys exchanged" \
-	sh -c "! grep -q 'whole input' '$T/st.err' && grep -q 'pass 2 (read, exchange, drop)' '$T/st.err' &&
+ok "standard input: rank 0 reads it into shared memory, every rank reads it all, no exchange" \
+	sh -c "grep -q 'the stream read into shared memory' '$T/st.err' && grep -q 'whole input' '$T/st.err' &&
+		grep -q 'pass 2 (read all, keep own, drop)' '$T/st.err' &&
 		cmp -s '$T/s-2x2/rank-00000.kpart' '$T/st/rank-00000.kpart'"
+KBFS_KPART_STAGE=0 MPIRUN 4 kpart -v -R 2 -C 2 -o "$T/st0" - <"$T/g.kg" 2>"$T/st0.err"
+ok "standard input, KBFS_KPART_STAGE=0: rank 0 deals it out, the keys exchanged" \
+	sh -c "! grep -q 'whole input' '$T/st0.err' && grep -q 'pass 2 (read, exchange, drop)' '$T/st0.err' &&
+		cmp -s '$T/s-2x2/rank-00000.kpart' '$T/st0/rank-00000.kpart'"
 
 # refusals, reading all and exchanging: the exit code, one line, nothing left
 # refused NAME NP MESSAGE CMD...: exit 1, MESSAGE once on stderr, no partition

@@ -684,6 +684,18 @@ static int open_source(job *b)
 		kinfo("one column: each rank counts its own vertices' tuple degrees%s per row, none summed over the "
 		      "column",
 		      b->pl.rowdeg & 2 ? " and degrees" : "");
+	int staged = 0;
+	if (b->stream) {
+		/* on one host the stream is held in shared memory and read as a
+		 * file is; else (or KBFS_KPART_STAGE=0) dealt out by rank 0 */
+		kedge_info info = {.nv = in->nv, .ne = in->ne, .idbytes = (uint32_t)in->idbytes, .flags = (uint32_t)in->flags};
+		if ((rc = kpart_stage(b->comm, b->r, o->input, &info, s, &b->crc, &b->in.size, &staged)))
+			return rc;
+		if (staged) {
+			b->stream = 0;
+			b->in.crc = b->crc;
+		}
+	}
 	if (b->stream) {
 		s->w = b->idbytes;
 		s->nv = UINT64_MAX; /* kedge_read_raw checks the ids */
@@ -705,8 +717,11 @@ static int open_source(job *b)
 				kinfo("every rank reads the whole input (one host): no exchange of keys");
 		} else
 			slice_of(in->ne, b->me, b->P, &s->first, &s->n);
-		rc = kcomm_agree(b->comm, kpart_source_file(s, o->input, in->size, in->ne, b->idbytes, in->nv));
-		if (!rc && s->map && b->me == 0)
+		if (staged)
+			s->mem = (unsigned char *)s->map + s->first * 2 * (uint64_t)b->idbytes;
+		else
+			rc = kcomm_agree(b->comm, kpart_source_file(s, o->input, in->size, in->ne, b->idbytes, in->nv));
+		if (!rc && s->map && !staged && b->me == 0)
 			kinfo("the input read through a shared mapping (KBFS_KPART_MMAP=0: by pread)");
 	}
 	return rc;

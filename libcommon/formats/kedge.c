@@ -133,6 +133,7 @@ struct kedge_reader {
 	unsigned char *blk;  /* decoded block */
 	size_t blklen, blkpos, blkcap;
 	int finished;
+	int unchecked; /* kedge_read_payload: the caller checks the ids and the CRC */
 };
 
 /* The trailer's own checks: magic, its CRC, the edge count. */
@@ -363,7 +364,9 @@ static int check_trailer(kedge_reader *r)
 		return rc;
 	if ((rc = trailer_ok(r, t)))
 		return rc;
-	if (kio_get32(t + 12) != r->crc) {
+	if (r->unchecked)
+		r->data_crc = kio_get32(t + 12);
+	else if (kio_get32(t + 12) != r->crc) {
 		kerror("'%s': edge data checksum mismatch (corrupt file)", name);
 		return KEXIT_DATA;
 	}
@@ -540,6 +543,27 @@ int kedge_read_raw(kedge_reader *r, void *buf, size_t max, size_t *got)
 	return rc;
 }
 
+int kedge_read_payload(kedge_reader *r, void *buf, size_t n)
+{
+	if ((r->info.flags & KEDGE_F_ZLIB) || n > r->info.ne - r->done)
+		KBUG("kedge_read_payload past the payload or on a compressed one");
+	int rc = kio_read_exact(r->in, buf, n * 2 * (size_t)r->info.idbytes, "edge data");
+	if (rc)
+		return rc;
+	r->unchecked = 1;
+	r->done += n;
+	return 0;
+}
+
+int kedge_read_end(kedge_reader *r)
+{
+	if (r->finished)
+		return 0;
+	if (r->done != r->info.ne)
+		KBUG("kedge_read_end before the payload's end");
+	return read_end(r);
+}
+
 const uint64_t *kedge_map(const kedge_reader *r) { return r->map; }
 int kedge_seekable(const kedge_reader *r) { return kio_seekable(r->in) && !(r->info.flags & KEDGE_F_ZLIB); }
 const char *kedge_name(const kedge_reader *r) { return kio_name(r->in); }
@@ -554,7 +578,7 @@ int kedge_trailer(const kedge_reader *r, uint64_t *size, uint32_t *crc)
 	if (!r->finished)
 		return 0;
 	*size = kio_tell(r->in);
-	*crc = r->crc;
+	*crc = r->unchecked ? r->data_crc : r->crc;
 	return 1;
 }
 

@@ -67,6 +67,15 @@ int kedge_read(kedge_reader *r, uint64_t *uv, size_t max, size_t *got);
  * read straight into buf, its CRC and the ids' bounds checked on all
  * OpenMP threads.  What a stream's reader keeps as it arrives. */
 int kedge_read_raw(kedge_reader *r, void *buf, size_t max, size_t *got);
+/* The next n tuples of a raw (not compressed) payload as stored, into buf,
+ * unchecked: the caller checks their ids and their CRC against the one
+ * kedge_trailer gives once kedge_read_end has read the trailer (which it
+ * checks itself: magic, edge count, its own CRC, nothing after it).  For a
+ * reader that checks on many threads or processes (kpart's staged stream). */
+int kedge_read_payload(kedge_reader *r, void *buf, size_t n);
+/* Once every tuple has been read: the trailer read and checked (0 at once
+ * if that has been done). */
+int kedge_read_end(kedge_reader *r);
 /* Original ids (nv entries) or NULL when the file has no map. */
 const uint64_t *kedge_map(const kedge_reader *r);
 /* 1 when edges can be read at any index (regular file, raw payload). */

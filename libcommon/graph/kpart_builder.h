@@ -79,6 +79,16 @@ typedef struct source {
 	size_t maplen;
 } source;
 
+/* kpart_stage.c: on one host, a stream with a raw payload read by rank 0 (r)
+ * into memory that every rank maps (the segments of shared memory files,
+ * populated ahead of the reading on rank 0's other threads): s->map and
+ * s->mem its first tuple, s->nv, s->w, s->name set, *crc and *size the
+ * trailer's (all ranks), *staged 1; the caller then reads it as it would a
+ * file.  *staged 0 and nothing read where it cannot be done (several hosts,
+ * a compressed payload, KBFS_KPART_STAGE=0, the segments not mapped on
+ * some rank): the stream is then dealt out.  Collective. */
+int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info *info, source *s, uint32_t *crc,
+		uint64_t *size, int *staged);
 /* kpart_input.c */
 int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, int idbytes, uint64_t nv);
 void kpart_source_close(source *s);

@@ -1,0 +1,338 @@
+/*
+ * kpart_stage.c: a stream staged in memory that every rank of one host maps
+ * (kpart_builder.h).
+ *
+ * Rank 0 cuts the payload's bytes into segments, each its own memfd, maps
+ * them one after another into one reserved range, and the other ranks map
+ * the same memfds (opened through /proc/PID/fd of rank 0) read-only at the
+ * same offsets of a range of their own.  Rank 0 then reads the stream into
+ * the segments in order on one thread while the others populate the next
+ * segments (MADV_POPULATE_WRITE): a pipe read into pages that already
+ * exist runs at several times the speed of one that faults them in, and
+ * segments of their own files are populated side by side without sharing
+ * one file's page-cache lock (NOTES.md, ninth session).  Every rank then
+ * reads the whole payload from memory as it would a file on one host: its
+ * own part's keys kept, none exchanged, the ids and the CRC checked on all
+ * ranks' threads in pass 1.
+ */
+#include "kpart.h"
+#include "kpart_builder.h"
+#include "kedge.h"
+#include "klog.h"
+#include "kmem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+enum { SEG_ALIGN = 2 << 20, POP_PIECE = 64 << 20, SPARE_FDS = 64 };
+
+typedef struct stage {
+	unsigned char *base; /* the reserved range, len bytes */
+	size_t len, seg;     /* seg: bytes a segment (the last may be shorter) */
+	uint64_t bytes, nseg;
+	int *fd;             /* nseg memfds (rank 0 until every rank has mapped them) */
+	int *ready;          /* rank 0: 0 not yet populated, 1 populated, -errno failed */
+	uint64_t next;       /* the next segment to populate (atomic) */
+	uint64_t at;         /* the segment the reader waits for or reads (atomic) */
+	uint64_t ahead;      /* populated at most this many segments past at */
+	int stop;            /* the reader gave up (atomic) */
+	double waited;       /* seconds the reader waited for populated segments */
+} stage;
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static size_t seg_len(const stage *g, uint64_t k)
+{
+	return k + 1 < g->nseg ? g->seg : (size_t)(g->bytes - k * g->seg);
+}
+
+/* Segments of at least 256 MiB, as many as descriptors allow (the soft
+ * limit raised towards the hard one if need be). */
+static void size_segments(stage *g)
+{
+	size_t seg = (size_t)256 << 20;
+	struct rlimit rl;
+	uint64_t room = 1024;
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		uint64_t want = g->bytes / seg + 1 + SPARE_FDS;
+		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want && rl.rlim_max != rl.rlim_cur) {
+			rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		room = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
+	}
+	uint64_t most = room > 2 * SPARE_FDS ? room - SPARE_FDS : SPARE_FDS;
+	if (g->bytes / seg + 1 > most) {
+		seg = (size_t)(g->bytes / most + 1);
+		seg = (seg + SEG_ALIGN - 1) / SEG_ALIGN * SEG_ALIGN;
+	}
+	g->seg = seg;
+	g->nseg = (g->bytes + seg - 1) / seg;
+}
+
+static void unmap_all(stage *g)
+{
+	if (g->base)
+		munmap(g->base, g->len);
+	g->base = NULL;
+	if (g->fd)
+		for (uint64_t k = 0; k < g->nseg; k++)
+			if (g->fd[k] >= 0)
+				close(g->fd[k]);
+	free(g->fd);
+	g->fd = NULL;
+}
+
+/* The segments mapped into a fresh reserved range: rank 0 creates them
+ * (writable), the others open rank 0's (pid) read-only.  0, or an errno. */
+static int map_all(stage *g, int me, long pid, const int *fds0)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	g->len = (size_t)((g->bytes + page - 1) / page * page);
+	g->fd = kmalloc(kmul((size_t)g->nseg, sizeof *g->fd));
+	for (uint64_t k = 0; k < g->nseg; k++)
+		g->fd[k] = -1;
+	void *b = mmap(NULL, g->len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (b == MAP_FAILED)
+		return errno;
+	g->base = b;
+	for (uint64_t k = 0; k < g->nseg; k++) {
+		size_t n = seg_len(g, k);
+		int fd;
+		if (me == 0) {
+			fd = memfd_create("kpart-stream", MFD_CLOEXEC);
+			if (fd >= 0 && ftruncate(fd, (off_t)n)) {
+				int e = errno;
+				close(fd);
+				return e;
+			}
+		} else {
+			char path[64];
+			snprintf(path, sizeof path, "/proc/%ld/fd/%d", pid, fds0[k]);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		if (fd < 0)
+			return errno;
+		g->fd[k] = fd;
+		void *m = mmap(g->base + k * g->seg, n, me == 0 ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED | MAP_FIXED,
+			       fd, 0);
+		if (m == MAP_FAILED)
+			return errno;
+	}
+	return 0;
+}
+
+/* A populating thread: whole segments, in order, each by one thread, at
+ * most as many segments ahead of the reader as it has read (and as there
+ * are populating threads; none at its start): a header that announces more
+ * than the stream holds costs about what has arrived, not what it
+ * announced. */
+static void populate(stage *g)
+{
+	for (;;) {
+		if (__atomic_load_n(&g->stop, __ATOMIC_ACQUIRE))
+			return;
+		uint64_t k = __atomic_fetch_add(&g->next, 1, __ATOMIC_ACQ_REL);
+		if (k >= g->nseg)
+			return;
+		for (;;) {
+			uint64_t at = __atomic_load_n(&g->at, __ATOMIC_ACQUIRE);
+			if (k <= at + (at < g->ahead ? at : g->ahead) || __atomic_load_n(&g->stop, __ATOMIC_ACQUIRE))
+				break;
+			struct timespec nap = {0, 100000};
+			nanosleep(&nap, NULL);
+		}
+		int st = 1;
+#ifdef MADV_POPULATE_WRITE
+		unsigned char *p = g->base + k * g->seg;
+		size_t n = seg_len(g, k);
+		for (size_t at = 0; at < n && st == 1; at += POP_PIECE) {
+			if (__atomic_load_n(&g->stop, __ATOMIC_ACQUIRE))
+				break;
+			size_t m = n - at < POP_PIECE ? n - at : POP_PIECE;
+			if (madvise(p + at, m, MADV_POPULATE_WRITE) && errno != EINVAL)
+				st = errno == EFAULT ? -ENOMEM : -errno; /* EINVAL: an old kernel; the read faults them in */
+		}
+#endif
+		__atomic_store_n(&g->ready[k], st, __ATOMIC_RELEASE);
+	}
+}
+
+/* The reader: segment after segment once it is populated. */
+static int read_into(stage *g, kedge_reader *r, const char *name, size_t rec)
+{
+	for (uint64_t k = 0; k < g->nseg; k++) {
+		int st;
+		__atomic_store_n(&g->at, k, __ATOMIC_RELEASE);
+		if (!(st = __atomic_load_n(&g->ready[k], __ATOMIC_ACQUIRE))) {
+			double t = now();
+			while (!(st = __atomic_load_n(&g->ready[k], __ATOMIC_ACQUIRE)))
+				sched_yield();
+			g->waited += now() - t;
+		}
+		if (st < 0) {
+			kerror("'%s': cannot hold the stream in memory: %s", name, strerror(-st));
+			return KEXIT_RESOURCE;
+		}
+		int rc = kedge_read_payload(r, g->base + k * g->seg, seg_len(g, k) / rec);
+		if (rc)
+			return rc;
+	}
+	return kedge_read_end(r);
+}
+
+/* Rank 0: the payload read into the segments, nt - 1 threads populating
+ * ahead of the reader: this rank's OpenMP threads, or the host's processors
+ * less one for each rank (the others wait for rank 0 meanwhile) where they
+ * are more, at most 64 in all (first touches of fresh memory run at 1-2
+ * GB/s on a thread, and the stream comes at about 3: NOTES.md). */
+static int fill(stage *g, kedge_reader *r, const char *name, size_t rec, int host_ranks)
+{
+	g->ready = kcalloc((size_t)g->nseg, sizeof *g->ready);
+	int rc = 0, nt = 1;
+#ifdef _OPENMP
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	nt = omp_get_max_threads();
+	if (cpus - host_ranks > nt)
+		nt = (int)(cpus - host_ranks);
+	if (nt > 64)
+		nt = 64;
+	if ((uint64_t)nt > g->nseg + 1)
+		nt = (int)g->nseg + 1;
+#else
+	(void)host_ranks;
+#endif
+	g->ahead = nt > 1 ? (uint64_t)nt - 1 : 0;
+	if (nt < 2) { /* no thread to populate ahead: the reads fault the pages in */
+		for (uint64_t k = 0; k < g->nseg; k++)
+			g->ready[k] = 1;
+		rc = read_into(g, r, name, rec);
+	} else {
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+		{
+			if (omp_get_thread_num() == 0) {
+				rc = read_into(g, r, name, rec);
+				__atomic_store_n(&g->stop, 1, __ATOMIC_RELEASE);
+			} else {
+				populate(g);
+			}
+		}
+#endif
+	}
+	free(g->ready);
+	g->ready = NULL;
+	return rc;
+}
+
+/* What rank 0 tells the others before the reading, and after it. */
+typedef struct stage_msg {
+	uint64_t rc, pid, nseg, seg;
+} stage_msg;
+typedef struct end_msg {
+	uint64_t rc, size, crc;
+} end_msg;
+
+int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info *info, source *s, uint32_t *crc,
+		uint64_t *size, int *staged)
+{
+	int me = kcomm_rank(comm), host_ranks;
+	size_t rec = 2 * (size_t)info->idbytes;
+	*staged = 0;
+	const char *v = getenv("KBFS_KPART_STAGE");
+	/* not where the payload would take more than this host's available
+	 * memory (a header that announces more than any stream here could
+	 * hold: dealt out, it is refused where it ends) */
+	uint64_t avail = kmem_available();
+	uint64_t want = !(v && !strcmp(v, "0")) && !(info->flags & KEDGE_F_ZLIB) && info->ne > 0 &&
+			(!avail || info->ne < avail / rec);
+	kcomm_allreduce_u64(comm, &want, 1, KCOMM_MIN);
+	if (!want || !kcomm_one_host(comm))
+		return 0;
+	host_ranks = kcomm_host_ranks(comm);
+	stage g = {.bytes = info->ne * rec};
+	stage_msg h = {0};
+	int *fds0 = NULL;
+	if (me == 0) {
+		size_segments(&g);
+		h = (stage_msg){.pid = (uint64_t)getpid(), .nseg = g.nseg, .seg = g.seg};
+		h.rc = (uint64_t)map_all(&g, 0, 0, NULL);
+	}
+	kcomm_bcast(comm, &h, sizeof h, 0);
+	uint64_t ok = h.rc == 0;
+	if (ok) {
+		fds0 = kmalloc(kmul((size_t)h.nseg, sizeof *fds0));
+		if (me == 0)
+			memcpy(fds0, g.fd, (size_t)h.nseg * sizeof *fds0);
+		kcomm_bcast(comm, fds0, (size_t)h.nseg * sizeof *fds0, 0);
+		if (me != 0) {
+			g.nseg = h.nseg;
+			g.seg = (size_t)h.seg;
+			ok = map_all(&g, me, (long)h.pid, fds0) == 0;
+		}
+	}
+	free(fds0);
+	kcomm_allreduce_u64(comm, &ok, 1, KCOMM_MIN);
+	/* every rank has mapped the segments (or given up): the descriptors go */
+	for (uint64_t k = 0; g.fd && k < g.nseg; k++) {
+		if (g.fd[k] >= 0)
+			close(g.fd[k]);
+		g.fd[k] = -1;
+	}
+	if (!ok) {
+		unmap_all(&g);
+		if (me == 0)
+			kinfo("the stream dealt out: not mapped in shared memory on this host");
+		return 0;
+	}
+	*staged = 1;
+	double t0 = now();
+	end_msg end = {0};
+	if (me == 0) {
+		end.rc = (uint64_t)fill(&g, r, name, rec, host_ranks);
+		uint32_t c = 0;
+		if (!end.rc && kedge_trailer(r, &end.size, &c))
+			end.crc = c;
+	}
+	kcomm_bcast(comm, &end, sizeof end, 0);
+	if (end.rc) {
+		unmap_all(&g);
+		return (int)end.rc;
+	}
+	if (me == 0) {
+		double t = now() - t0;
+		kinfo("the stream read into shared memory: %.1f GiB in %llu segments in %.3f s (%.2f GB/s; %.3f s of it "
+		      "waiting for memory, %llu threads populating it)",
+		      (double)g.bytes / (double)(1ull << 30), (unsigned long long)g.nseg, t,
+		      t > 0 ? (double)g.bytes / t / 1e9 : 0.0, g.waited, (unsigned long long)g.ahead);
+	}
+	free(g.fd);
+	*size = end.size;
+	*crc = (uint32_t)end.crc;
+	s->w = (int)info->idbytes;
+	s->nv = info->nv;
+	s->name = name;
+	s->fd = -1;
+	s->at = 0;
+	s->map = g.base;
+	s->maplen = g.len;
+	s->mem = g.base;
+	return 0;
+}
