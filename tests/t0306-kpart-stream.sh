@@ -68,6 +68,13 @@ else
 	skip "a named pipe under mpirun: no mpirun"
 fi
 
+# KBFS_IO_PIPE (an experiment): the pipe's size asked for, the same
+# partition; a value out of range is ignored with a warning
+run_ok "KBFS_IO_PIPE=2: kgen -o - | kpart -" sh -c "kgen -q -s 12 -o - | KBFS_IO_PIPE=2 kpart -q -R 1 -C 1 -o '$T/pipe2' -"
+ok "... the file's partition" same_but_source "$T/f-1x1" "$T/pipe2"
+KBFS_IO_PIPE=0 kgen -s 12 -o - 2>"$T/err" | cat >/dev/null
+ok "KBFS_IO_PIPE=0: one warning that names it" grep -q "warning: ignoring KBFS_IO_PIPE='0' (want MiB from 1 to 1024)" "$T/err"
+
 # a compressed stream, and an imported graph (its id map on the way)
 run_ok "kgen -z -o - | kpart -" sh -c "kgen -q -s 12 -z -o - | kpart -q -R 2 -C 2 -o '$T/z' -"
 ok "compressed: the same rank files" sh -c "cd '$T/f-2x2' && for f in rank-*; do cmp -s \$f '$T/z/'\$f || exit 1; done"

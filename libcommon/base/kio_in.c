@@ -108,7 +108,19 @@ void kio_pipe_grow(int fd)
 {
 #ifdef F_SETPIPE_SZ
 	struct stat st;
-	if (!fstat(fd, &st) && S_ISFIFO(st.st_mode) && fcntl(fd, F_GETPIPE_SZ) < KIO_PIPE)
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode))
+		return;
+	/* KBFS_IO_PIPE=N (MiB, 1 to 1024; an experiment): N MiB asked first */
+	const char *v = getenv("KBFS_IO_PIPE");
+	char *end;
+	unsigned long mb = v ? strtoul(v, &end, 10) : 0;
+	if (v && (*end || mb < 1 || mb > 1024)) {
+		kwarn("ignoring KBFS_IO_PIPE='%s' (want MiB from 1 to 1024)", v);
+		mb = 0;
+	}
+	int want = mb ? (int)(mb << 20) : KIO_PIPE;
+	if (fcntl(fd, F_GETPIPE_SZ) < want && fcntl(fd, F_SETPIPE_SZ, want) < 0 && want > KIO_PIPE &&
+	    fcntl(fd, F_GETPIPE_SZ) < KIO_PIPE)
 		(void)fcntl(fd, F_SETPIPE_SZ, KIO_PIPE);
 #else
 	(void)fd;

@@ -38,7 +38,8 @@ uint32_t kio_crc32_serial(uint32_t crc, const unsigned char *p, size_t n);
 /* kio_in.c: a pipe's buffer raised to KIO_PIPE bytes (where the system
  * allows; nothing said otherwise): a stream of edges between two kbfs
  * programs then moves in reads of up to 1 MiB, not 64 KiB, four times as
- * fast here.  Not a pipe: nothing done. */
+ * fast here.  Not a pipe: nothing done.  KBFS_IO_PIPE=N asks for N MiB
+ * first (an experiment: kbfs(7)). */
 enum { KIO_PIPE = 1 << 20 };
 void kio_pipe_grow(int fd);
 
