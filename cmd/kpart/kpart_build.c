@@ -261,7 +261,7 @@ static void gather(const plan *pl, kcomm *c, const void *send, size_t bytes_each
 		kcomm_allgather(c, send, bytes_each, recv);
 }
 
-/* With -v, rank 0 logs a part of step 4 and its time. */
+/* With -v, rank 0 logs a part of a step and its time. */
 static void sublap(const kcomm *comm, const char *what, double *since)
 {
 	double now = ktime();
@@ -991,7 +991,12 @@ int kpart_build(kcomm *comm, const kpart_opts *o, kpart_build_stats *st)
 	int rc = check_grid(&b);
 	if (rc)
 		return rc;
-	if (!(rc = open_input(&b)) && !(rc = choose_engine(&b)) && !(rc = open_source(&b)) && !(rc = count_keys(&b))) {
+	/* step 1's parts with -v: what precedes pass 1 (the engine's start, a
+	 * stream read into memory) apart from the pass itself */
+	double t1 = b.t0;
+	if (!(rc = open_input(&b)) && (sublap(comm, "input opened", &t1), !(rc = choose_engine(&b))) &&
+	    (sublap(comm, "engine started", &t1), !(rc = open_source(&b))) &&
+	    (sublap(comm, "source ready", &t1), !(rc = count_keys(&b)))) {
 		make_parts(&b);
 		if (!(rc = fill_parts(&b)) && !(rc = build_csc(&b))) {
 			finish(&b);
