@@ -98,6 +98,7 @@ ok "standard input: rank 0 reads it into shared memory, every rank reads it all,
 KBFS_KPART_STAGE=0 MPIRUN 4 kpart -v -R 2 -C 2 -o "$T/st0" - <"$T/g.kg" 2>"$T/st0.err"
 ok "standard input, KBFS_KPART_STAGE=0: rank 0 deals it out, the keys exchanged" \
 	sh -c "! grep -q 'whole input' '$T/st0.err' && grep -q 'pass 2 (read, exchange, drop)' '$T/st0.err' &&
+		grep -q 'the stream dealt out: KBFS_KPART_STAGE=0' '$T/st0.err' &&
 		cmp -s '$T/s-2x2/rank-00000.kpart' '$T/st0/rank-00000.kpart'"
 
 # refusals, reading all and exchanging: the exit code, one line, nothing left

@@ -257,15 +257,25 @@ int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info
 	size_t rec = 2 * (size_t)info->idbytes;
 	*staged = 0;
 	const char *v = getenv("KBFS_KPART_STAGE");
-	/* not where the payload would take more than this host's available
-	 * memory (a header that announces more than any stream here could
-	 * hold: dealt out, it is refused where it ends) */
-	uint64_t avail = kmem_available();
-	uint64_t want = !(v && !strcmp(v, "0")) && !(info->flags & KEDGE_F_ZLIB) && info->ne > 0 &&
-			(!avail || info->ne < avail / rec);
+	/* not for a header that announces more than 2^46 bytes (64 TiB, more
+	 * than any host here holds: dealt out, such a stream is refused where
+	 * it ends).  What is free now is not asked: memory is populated only
+	 * as the stream arrives, and a virtual machine whose memory grows as
+	 * it is used reports little at its start. */
+	const char *why = v && !strcmp(v, "0")			     ? "KBFS_KPART_STAGE=0"
+			  : info->flags & KEDGE_F_ZLIB		     ? "a compressed payload"
+			  : !info->ne				     ? "no edges"
+			  : info->ne > ((uint64_t)1 << 46) / rec ? "more than 64 TiB announced"
+								     : NULL;
+	uint64_t want = !why;
 	kcomm_allreduce_u64(comm, &want, 1, KCOMM_MIN);
-	if (!want || !kcomm_one_host(comm))
+	if (want && !kcomm_one_host(comm))
+		why = "ranks on several hosts";
+	if (!want || why) {
+		if (me == 0 && why)
+			kinfo("the stream dealt out: %s", why);
 		return 0;
+	}
 	host_ranks = kcomm_host_ranks(comm);
 	stage g = {.bytes = info->ne * rec};
 	stage_msg h = {0};
