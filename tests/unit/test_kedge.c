@@ -81,6 +81,7 @@ static int read_pieces(kedge_reader *r, unsigned char *buf, size_t rec, uint32_t
 
 int main(void)
 {
+	klog_init("test_kedge");
 	snprintf(dir, sizeof dir, "/tmp/test_kedge.XXXXXX");
 	if (!mkdtemp(dir))
 		return 99;
@@ -116,6 +117,7 @@ int main(void)
 	waitpid(c, NULL, 0);
 
 	/* the trailer damaged: kedge_read_end refuses */
+	tap_diag("expect an error: the trailer corrupt");
 	c = feed(path, (long)(fsize - 9), 4);
 	ok(kedge_open("-", &r, &info) == 0, "a stream with a damaged trailer opened");
 	ok(read_pieces(r, buf, rec, &mine) == KEXIT_DATA, "... kedge_read_end: exit code 1 (a data error)");
