@@ -14,6 +14,7 @@
 #include "kpart_dev.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@ static _Noreturn void usage(FILE *fp, int status)
 	fprintf(fp,
 		"Usage: kpart -R ROWS -C COLS [-o DIR] [--relabel degree|none] [--engine cpu|cuda|auto]\n"
 		"             [--force] EDGEFILE|-\n"
+		"       kpart -R ROWS -C COLS -o DIR -s SCALE [-e N] [--seed1 N] [--seed2 N]\n"
+		"             [--g500-version 3|2] ...   (the Kronecker graph generated here)\n"
 		"       mpirun -np ROWS*COLS kpart -R ROWS -C COLS ...   (ranks share the work)\n"
 		"       kpart --check DIR\n"
 		"       kpart --dry-run -R ROWS -C COLS (-s SCALE [-e N] | EDGEFILE) [--gpu-memory SIZE]\n"
@@ -30,6 +33,8 @@ static _Noreturn void usage(FILE *fp, int status)
 		"Split the adjacency matrix of an edge file (kedge(5)) over a ROWS x COLS\n"
 		"processor grid, stored as CSC + CSR blocks, one rank file per processor,\n"
 		"in the directory DIR (kpart(5)).  Built once, searched many times by kbfs.\n"
+		"With -s instead of an edge file, kpart generates the Graph500 Kronecker graph\n"
+		"itself: the partition kgen -s SCALE | kpart - gives, with no edge file.\n"
 		"\n"
 		"Options:\n"
 		"  -R, --rows R           processor rows (R = 1: 1D by columns)\n"
@@ -50,8 +55,12 @@ static _Noreturn void usage(FILE *fp, int status)
 		"                         the device memory per GPU of a kbfs run, of kgen and\n"
 		"                         of kpart --engine cuda, from a Graph500 scale (-s,\n"
 		"                         -e) or an edge file's header\n"
-		"  -s, --scale SCALE      with --dry-run: a Kronecker graph of 2^SCALE vertices\n"
-		"  -e, --edgefactor N     with --dry-run -s: edges per vertex (default 16)\n"
+		"  -s, --scale SCALE      instead of EDGEFILE: the Kronecker graph of 2^SCALE\n"
+		"                         vertices, generated on the CPU as kgen's (with\n"
+		"                         --dry-run: estimated)\n"
+		"  -e, --edgefactor N     with -s: edges per vertex (default 16)\n"
+		"      --seed1 N, --seed2 N  with -s: the generator's seeds (default 2, 3)\n"
+		"      --g500-version V   with -s: 3 (reference 3.x, default) or 2\n"
 		"      --gpu-memory SIZE  with --dry-run: say whether it fits GPUs of SIZE\n"
 		"                         (80G, 141G, 1.5T; K, M, G, T are powers of 1024; at\n"
 		"                         least 1M: a plain 80 would be 80 bytes) and\n"
@@ -175,7 +184,8 @@ static int dry_run(const kpart_opts *o, int scale, uint64_t ef, uint64_t gpu_byt
 int main(int argc, char **argv)
 {
 	klog_init(argv[0]);
-	enum { O_RELABEL = 256, O_FORCE, O_CHECK, O_JSON, O_DUMP, O_DUMPL, O_WIDE, O_ROUND, O_DRY, O_GPUMEM, O_ENGINE };
+	enum { O_RELABEL = 256, O_FORCE, O_CHECK, O_JSON, O_DUMP, O_DUMPL, O_WIDE, O_ROUND, O_DRY, O_GPUMEM, O_ENGINE,
+	       O_SEED1, O_SEED2, O_G500V };
 	static const struct option opts[] = {
 		{"rows", required_argument, 0, 'R'},      {"cols", required_argument, 0, 'C'},
 		{"output", required_argument, 0, 'o'},    {"relabel", required_argument, 0, O_RELABEL},
@@ -184,14 +194,16 @@ int main(int argc, char **argv)
 		{"dry-run", no_argument, 0, O_DRY},       {"scale", required_argument, 0, 's'},
 		{"edgefactor", required_argument, 0, 'e'}, {"gpu-memory", required_argument, 0, O_GPUMEM},
 		{"engine", required_argument, 0, O_ENGINE},
+		{"seed1", required_argument, 0, O_SEED1}, {"seed2", required_argument, 0, O_SEED2},
+		{"g500-version", required_argument, 0, O_G500V},
 		/* for tests, not documented */
 		{"dump", required_argument, 0, O_DUMP},   {"dump-layout", required_argument, 0, O_DUMPL},
 		{"wide", no_argument, 0, O_WIDE},         {"round-tuples", required_argument, 0, O_ROUND},
 		{0, 0, 0, 0}};
 	kpart_opts o = {.R = 0, .C = 0, .relabel = KPART_RELABEL_DEGREE, .engine = KDEV_ENGINE_AUTO};
 	const char *check = NULL, *dump = NULL;
-	int json = 0, layout = 0, threads = 0, dry = 0, scale = 0, c;
-	uint64_t ef = 0, gpu_bytes = 0;
+	int json = 0, layout = 0, threads = 0, dry = 0, scale = 0, g500v = 0, seeds = 0, c;
+	uint64_t ef = 0, gpu_bytes = 0, seed1 = 2, seed2 = 3;
 	while ((c = getopt_long(argc, argv, ":R:C:o:s:e:" KOPT_COMMON_SHORT, opts, NULL)) != -1) {
 		switch (c) {
 		case 'R': o.R = (int)kopt_u64("-R", optarg, 1, 1 << 20); break;
@@ -210,11 +222,16 @@ int main(int argc, char **argv)
 		case 'e': ef = kopt_u64("-e", optarg, 1, 1u << 20); break;
 		case O_GPUMEM: gpu_bytes = parse_size("--gpu-memory", optarg); break;
 		case O_ENGINE: o.engine = kopt_choice("--engine", optarg, kdev_engine_names); break;
+		case O_SEED1: seed1 = kopt_u64("--seed1", optarg, 0, UINT64_MAX), seeds = 1; break;
+		case O_SEED2: seed2 = kopt_u64("--seed2", optarg, 0, UINT64_MAX), seeds = 1; break;
+		case O_G500V: g500v = (int)kopt_u64("--g500-version", optarg, 2, 3); break;
 		default: kopt_common(c, argv, &threads, usage);
 		}
 	}
-	if (!dry && (scale || ef || gpu_bytes))
-		kopt_usage_error("-s, -e and --gpu-memory go with --dry-run");
+	if (!dry && gpu_bytes)
+		kopt_usage_error("--gpu-memory goes with --dry-run");
+	if ((ef || seeds || g500v) && !scale)
+		kopt_usage_error("%s goes with -s", ef ? "-e" : seeds ? "--seed1/--seed2" : "--g500-version");
 	if (dry) {
 		if (check || dump)
 			kopt_usage_error("--dry-run and --check exclude each other");
@@ -238,6 +255,18 @@ int main(int argc, char **argv)
 			kopt_usage_error("unexpected argument '%s'", argv[optind]);
 		if (check && dump)
 			kopt_usage_error("--check and --dump exclude each other");
+	} else if (scale) {
+		/* kpart -s: the Kronecker graph generated here, no edge file */
+		if (check || dump)
+			kopt_usage_error("-s and --check exclude each other");
+		if (!o.R || !o.C)
+			kopt_usage_error("give the grid with -R ROWS and -C COLS");
+		if (optind < argc)
+			kopt_usage_error("-s and an edge file exclude each other ('%s')", argv[optind]);
+		if (!o.outdir)
+			kopt_usage_error("give -o DIR with -s");
+		if ((ef ? ef : 16) > (UINT64_MAX >> scale) >> 1)
+			kopt_usage_error("edgefactor x 2^scale does not fit in 63 bits");
 	} else {
 		if (!o.R || !o.C)
 			kopt_usage_error("give the grid with -R ROWS and -C COLS");
@@ -248,8 +277,22 @@ int main(int argc, char **argv)
 		if (!o.outdir && !strcmp(o.input, "-"))
 			kopt_usage_error("give -o DIR when the edge file is standard input");
 	}
-	char *cmdline = joined_argv(argc, argv), *outdir = NULL;
-	if (!check && !dump) {
+	char *cmdline = joined_argv(argc, argv), *outdir = NULL, *prov = NULL;
+	kgen_params gp = {.scale = scale, .edgefactor = ef ? ef : 16, .seed1 = seed1, .seed2 = seed2,
+			  .version = g500v ? g500v : 3};
+	if (!check && !dump && scale) {
+		/* the provenance kgen -s would write, with this command line */
+		char extra[512];
+		snprintf(extra, sizeof extra,
+			 "kind=kronecker\nscale=%d\nedgefactor=%" PRIu64 "\nseed1=%" PRIu64 "\nseed2=%" PRIu64
+			 "\ng500_version=%d\n",
+			 gp.scale, gp.edgefactor, gp.seed1, gp.seed2, gp.version);
+		o.gen = &gp;
+		o.gen_prov = prov = kedge_prov_make(argc, argv, extra);
+		o.input = "(generated)";
+		const kopt_file outs[] = {{"-o", o.outdir, NULL}};
+		kopt_check_files(outs, 1, NULL, 0);
+	} else if (!check && !dump) {
 		if (!o.outdir)
 			o.outdir = outdir = default_output(o.input);
 		const kopt_file outs[] = {{"-o", o.outdir, NULL}}, ins[] = {{"the edge file", o.input, NULL}};
@@ -290,6 +333,7 @@ int main(int argc, char **argv)
 	kcomm_finalize();
 	free(cmdline);
 	free(outdir);
+	free(prov);
 	if (me == 0 && !rc)
 		rc = kio_close_stdout(); /* a failed dump has said why already */
 	return rc;

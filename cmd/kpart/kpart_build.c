@@ -211,9 +211,12 @@ static int write_build_info(const kpart_opts *o, const kpart_build_stats *st, co
 	kpart_manifest_add(&m, "host", "%s", kcomm_host());
 	if (o->argv)
 		kpart_manifest_add(&m, "command", "%s", o->argv);
-	/* kgen's time, when it came with the edge file (kprov.h) */
+	/* kgen's time, when it came with the edge file (kprov.h), or this
+	 * build's own generation's */
 	double gt;
-	if (!kprov_get_generation_time(o->input, &gt))
+	if (o->gen)
+		kpart_manifest_add(&m, "generation_time", "%.6f", st->t_gen);
+	else if (!kprov_get_generation_time(o->input, &gt))
 		kpart_manifest_add(&m, "generation_time", "%.6f", gt);
 	char path[PATHMAX + 16], name[PATHMAX + 16];
 	snprintf(path, sizeof path, "%s/build-info", tmpdir);
@@ -580,10 +583,17 @@ static int open_input(job *b)
 	if (b->me == 0) {
 		snprintf(b->outdir, sizeof b->outdir, "%s", o->outdir);
 		rc = kpart_dir_begin(b->outdir, o->force, b->tmpdir, sizeof b->tmpdir);
-		if (!rc && !(rc = kedge_open(o->input, &b->r, &b->info)))
+		if (!rc && o->gen) { /* kpart -s: the header kgen's file would have */
+			b->info.nv = (uint64_t)1 << o->gen->scale;
+			b->info.ne = kgen_nedges(o->gen);
+			b->info.idbytes = b->info.nv <= ((uint64_t)1 << 32) ? 4 : 8;
+			b->info.flags = KEDGE_F_UNDIRECTED;
+			b->info.prov = kstrdup(o->gen_prov);
+		} else if (!rc && !(rc = kedge_open(o->input, &b->r, &b->info)))
 			b->info.prov = kstrdup(b->info.prov); /* r keeps (and frees) its own */
 		if (!rc) {
-			in->stream = !strcmp(o->input, "-") || !kedge_seekable(b->r);
+			/* generated tuples are a stream's, unless held in shared memory */
+			in->stream = o->gen || !strcmp(o->input, "-") || !kedge_seekable(b->r);
 			kpart_grid g;
 			if (kpart_grid_init(&g, b->info.nv, o->R, o->C)) {
 				kerror("a %dx%d grid has more blocks than the graph's %llu vertices", o->R, o->C,
@@ -685,7 +695,36 @@ static int open_source(job *b)
 		      "column",
 		      b->pl.rowdeg & 2 ? " and degrees" : "");
 	int staged = 0;
-	if (b->stream) {
+	if (o->gen) {
+		/* kpart -s: the tuples generated where a staged stream would be,
+		 * and read as a file is; else each rank generates its own slice,
+		 * whose keys are exchanged as a dealt stream's */
+		kgen_ctx g;
+		double t = ktime();
+		if (kgen_init(&g, o->gen))
+			KBUG("kpart -s with invalid generator parameters");
+		s->name = o->input;
+		if ((rc = kpart_stage_gen(b->comm, &g, b->idbytes, s, &b->crc, &staged)))
+			return rc;
+		if (staged) {
+			b->stream = 0;
+			b->in.crc = b->crc;
+		} else {
+			uint64_t first;
+			uint32_t c = 0;
+			slice_of(in->ne, b->me, b->P, &first, &s->n);
+			s->w = b->idbytes;
+			s->nv = in->nv;
+			s->mem = kmalloc(kmul((size_t)s->n, 2 * (size_t)b->idbytes) + 16);
+			kpart_gen_tuples(&g, first, s->n, b->idbytes, s->mem, &c);
+			b->crc = kcomm_crc32_concat(b->comm, c, s->n * 2 * (uint64_t)b->idbytes);
+		}
+		b->in.size = 0;
+		b->st->t_gen = ktime() - t;
+		kcomm_allreduce_double(b->comm, &b->st->t_gen, 1, KCOMM_MAX);
+		if (!staged)
+			return 0;
+	} else if (b->stream) {
 		/* on one host the stream is held in shared memory and read as a
 		 * file is; else (or KBFS_KPART_STAGE=0) dealt out by rank 0 */
 		kedge_info info = {.nv = in->nv, .ne = in->ne, .idbytes = (uint32_t)in->idbytes, .flags = (uint32_t)in->flags};

@@ -10,11 +10,14 @@
 #include <stdint.h>
 
 #include "kcomm.h"
+#include "kgen.h"
 #include "kpart.h"
 
 struct kpart_device; /* kpart_dev.h */
 typedef struct kpart_opts {
-	const char *input;   /* edge file, "-" for stdin (read by rank 0) */
+	const char *input;   /* edge file, "-" for stdin (read by rank 0); with gen, the manifest's source */
+	const kgen_params *gen; /* kpart -s: the Kronecker graph generated here, no input read */
+	const char *gen_prov;   /* with gen: the provenance kgen would write (kedge_prov_make) */
 	const char *outdir;  /* the partition directory to create */
 	int R, C;
 	int relabel;         /* KPART_RELABEL_* */
@@ -37,6 +40,7 @@ typedef struct kpart_build_stats {
 	uint64_t dev_pieces; /* device: pieces this rank's CSCs were built in */
 	int dev_finished;    /* device: this rank's parts relabelled and transposed there */
 	uint64_t dev_on_host; /* device, --engine auto: this rank's parts too large for it, built on the host */
+	double t_gen;        /* with gen: seconds generating the tuples (the slowest rank) */
 } kpart_build_stats;
 
 /* Build the partition; collective over comm (size 1, or R*C ranks).

@@ -162,7 +162,7 @@ static void decode(const unsigned char *b, size_t n, unsigned idb, uint64_t *uv)
 			uv[k] = kio_get64(b + 8 * k);
 }
 
-static void encode(const uint64_t *uv, size_t n, unsigned idb, unsigned char *b)
+void kedge_encode(const uint64_t *uv, size_t n, unsigned idb, unsigned char *b)
 {
 	if (idb == 4) {
 #pragma omp parallel for schedule(static) if (n > 65536)
@@ -768,7 +768,7 @@ int kedge_write(kedge_writer *w, const uint64_t *uv, size_t n)
 			w->cap = (k > BLOCK_EDGES ? k : BLOCK_EDGES) * rec;
 			w->buf = krealloc(w->buf, w->cap);
 		}
-		encode(uv, k, w->info.idbytes, w->buf);
+		kedge_encode(uv, k, w->info.idbytes, w->buf);
 		int rc;
 		if (w->compress) {
 			w->crc = kio_crc32(w->crc, w->buf, k * rec);

@@ -106,6 +106,10 @@ int kedge_write(kedge_writer *w, const uint64_t *uv, size_t n);
 int kedge_finish(kedge_writer *w);
 void kedge_abandon(kedge_writer *w);
 
+/* n tuples (uv[2k], uv[2k+1]) as a payload stores them: idb-byte
+ * little-endian ids into b (on the OpenMP threads when n is large). */
+void kedge_encode(const uint64_t *uv, size_t n, unsigned idb, unsigned char *b);
+
 /* 1 if the first bytes are the kedge magic. */
 int kedge_is_magic(const void *buf, size_t n);
 

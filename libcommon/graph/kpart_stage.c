@@ -18,6 +18,8 @@
 #include "kpart.h"
 #include "kpart_builder.h"
 #include "kedge.h"
+#include "kgen.h"
+#include "kio.h"
 #include "klog.h"
 #include "kmem.h"
 
@@ -101,8 +103,9 @@ static void unmap_all(stage *g)
 }
 
 /* The segments mapped into a fresh reserved range: rank 0 creates them
- * (writable), the others open rank 0's (pid) read-only.  0, or an errno. */
-static int map_all(stage *g, int me, long pid, const int *fds0)
+ * (writable), the others open rank 0's (pid), read-only unless rw.  0, or
+ * an errno. */
+static int map_all(stage *g, int me, long pid, const int *fds0, int rw)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	g->len = (size_t)((g->bytes + page - 1) / page * page);
@@ -126,13 +129,13 @@ static int map_all(stage *g, int me, long pid, const int *fds0)
 		} else {
 			char path[64];
 			snprintf(path, sizeof path, "/proc/%ld/fd/%d", pid, fds0[k]);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+			fd = open(path, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 		}
 		if (fd < 0)
 			return errno;
 		g->fd[k] = fd;
-		void *m = mmap(g->base + k * g->seg, n, me == 0 ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED | MAP_FIXED,
-			       fd, 0);
+		void *m = mmap(g->base + k * g->seg, n, me == 0 || rw ? PROT_READ | PROT_WRITE : PROT_READ,
+			       MAP_SHARED | MAP_FIXED, fd, 0);
 		if (m == MAP_FAILED)
 			return errno;
 	}
@@ -250,6 +253,59 @@ typedef struct end_msg {
 	uint64_t rc, size, crc;
 } end_msg;
 
+/* The mapped segments handed to s as a source's whole mapping (its
+ * tuples idbytes-wide ids below nv); g's descriptors' array freed. */
+static void to_source(stage *g, source *s, int idbytes, uint64_t nv)
+{
+	free(g->fd);
+	g->fd = NULL;
+	s->w = idbytes;
+	s->nv = nv;
+	s->fd = -1;
+	s->at = 0;
+	s->map = g->base;
+	s->maplen = g->len;
+	s->mem = g->base;
+}
+
+/* g->bytes in segments that every rank maps (rank 0 creates them; the
+ * others writable too when rw): 1, or 0 with nothing mapped (collective). */
+static int share(kcomm *comm, stage *g, int rw)
+{
+	int me = kcomm_rank(comm);
+	stage_msg h = {0};
+	int *fds0 = NULL;
+	if (me == 0) {
+		size_segments(g);
+		h = (stage_msg){.pid = (uint64_t)getpid(), .nseg = g->nseg, .seg = g->seg};
+		h.rc = (uint64_t)map_all(g, 0, 0, NULL, rw);
+	}
+	kcomm_bcast(comm, &h, sizeof h, 0);
+	uint64_t ok = h.rc == 0;
+	if (ok) {
+		fds0 = kmalloc(kmul((size_t)h.nseg, sizeof *fds0));
+		if (me == 0)
+			memcpy(fds0, g->fd, (size_t)h.nseg * sizeof *fds0);
+		kcomm_bcast(comm, fds0, (size_t)h.nseg * sizeof *fds0, 0);
+		if (me != 0) {
+			g->nseg = h.nseg;
+			g->seg = (size_t)h.seg;
+			ok = map_all(g, me, (long)h.pid, fds0, rw) == 0;
+		}
+	}
+	free(fds0);
+	kcomm_allreduce_u64(comm, &ok, 1, KCOMM_MIN);
+	/* every rank has mapped the segments (or given up): the descriptors go */
+	for (uint64_t k = 0; g->fd && k < g->nseg; k++) {
+		if (g->fd[k] >= 0)
+			close(g->fd[k]);
+		g->fd[k] = -1;
+	}
+	if (!ok)
+		unmap_all(g);
+	return (int)ok;
+}
+
 int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info *info, source *s, uint32_t *crc,
 		uint64_t *size, int *staged)
 {
@@ -278,36 +334,7 @@ int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info
 	}
 	host_ranks = kcomm_host_ranks(comm);
 	stage g = {.bytes = info->ne * rec};
-	stage_msg h = {0};
-	int *fds0 = NULL;
-	if (me == 0) {
-		size_segments(&g);
-		h = (stage_msg){.pid = (uint64_t)getpid(), .nseg = g.nseg, .seg = g.seg};
-		h.rc = (uint64_t)map_all(&g, 0, 0, NULL);
-	}
-	kcomm_bcast(comm, &h, sizeof h, 0);
-	uint64_t ok = h.rc == 0;
-	if (ok) {
-		fds0 = kmalloc(kmul((size_t)h.nseg, sizeof *fds0));
-		if (me == 0)
-			memcpy(fds0, g.fd, (size_t)h.nseg * sizeof *fds0);
-		kcomm_bcast(comm, fds0, (size_t)h.nseg * sizeof *fds0, 0);
-		if (me != 0) {
-			g.nseg = h.nseg;
-			g.seg = (size_t)h.seg;
-			ok = map_all(&g, me, (long)h.pid, fds0) == 0;
-		}
-	}
-	free(fds0);
-	kcomm_allreduce_u64(comm, &ok, 1, KCOMM_MIN);
-	/* every rank has mapped the segments (or given up): the descriptors go */
-	for (uint64_t k = 0; g.fd && k < g.nseg; k++) {
-		if (g.fd[k] >= 0)
-			close(g.fd[k]);
-		g.fd[k] = -1;
-	}
-	if (!ok) {
-		unmap_all(&g);
+	if (!share(comm, &g, 0)) {
 		if (me == 0)
 			kinfo("the stream dealt out: not mapped in shared memory on this host");
 		return 0;
@@ -333,16 +360,71 @@ int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info
 		      (double)g.bytes / (double)(1ull << 30), (unsigned long long)g.nseg, t,
 		      t > 0 ? (double)g.bytes / t / 1e9 : 0.0, g.waited, (unsigned long long)g.ahead);
 	}
-	free(g.fd);
 	*size = end.size;
 	*crc = (uint32_t)end.crc;
-	s->w = (int)info->idbytes;
-	s->nv = info->nv;
 	s->name = name;
-	s->fd = -1;
-	s->at = 0;
-	s->map = g.base;
-	s->maplen = g.len;
-	s->mem = g.base;
+	to_source(&g, s, (int)info->idbytes, info->nv);
+	return 0;
+}
+
+/* ------------------------------------------- the Kronecker graph generated */
+
+void kpart_gen_tuples(const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes, unsigned char *dst, uint32_t *crc)
+{
+	enum { GCHUNK = 1 << 22 };
+	size_t rec = 2 * (size_t)idbytes;
+	uint64_t *uv = kmalloc(kmul((size_t)(n < GCHUNK ? n : GCHUNK), 16) + 16);
+	for (uint64_t at = 0; at < n; at += GCHUNK) {
+		uint64_t k = n - at < GCHUNK ? n - at : GCHUNK;
+		kgen_edges(g, first + at, k, uv);
+		unsigned char *d = dst + at * rec;
+		kedge_encode(uv, (size_t)k, (unsigned)idbytes, d);
+		*crc = kio_crc32(*crc, d, (size_t)k * rec);
+	}
+	free(uv);
+}
+
+/* Tuples [*first, *first + *n) of ne: rank r's slice of P. */
+static void slice(uint64_t ne, int r, int P, uint64_t *first, uint64_t *n)
+{
+	*first = (uint64_t)((unsigned __int128)ne * (unsigned)r / (unsigned)P);
+	*n = (uint64_t)((unsigned __int128)ne * (unsigned)(r + 1) / (unsigned)P) - *first;
+}
+
+int kpart_stage_gen(kcomm *comm, const kgen_ctx *gen, int idbytes, source *s, uint32_t *crc, int *staged)
+{
+	int me = kcomm_rank(comm), P = kcomm_size(comm);
+	size_t rec = 2 * (size_t)idbytes;
+	uint64_t ne = gen->nedges, first, n;
+	*staged = 0;
+	const char *v = getenv("KBFS_KPART_STAGE");
+	uint64_t want = !(v && !strcmp(v, "0"));
+	kcomm_allreduce_u64(comm, &want, 1, KCOMM_MIN);
+	if (!want || !kcomm_one_host(comm)) {
+		if (me == 0)
+			kinfo("the graph generated in slices, one a rank: %s",
+			      want ? "ranks on several hosts" : "KBFS_KPART_STAGE=0");
+		return 0;
+	}
+	stage g = {.bytes = ne * rec};
+	if (!share(comm, &g, 1)) {
+		if (me == 0)
+			kinfo("the graph generated in slices, one a rank: not mapped in shared memory on this host");
+		return 0;
+	}
+	*staged = 1;
+	double t0 = now();
+	slice(ne, me, P, &first, &n);
+	uint32_t c = 0;
+	kpart_gen_tuples(gen, first, n, idbytes, g.base + first * rec, &c);
+	kcomm_barrier(comm); /* every slice written before any rank reads */
+	*crc = kcomm_crc32_concat(comm, c, n * rec);
+	if (me == 0) {
+		double t = now() - t0;
+		kinfo("the graph generated into shared memory: %.1f GiB in %llu segments in %.3f s (%.1f M edges/s)",
+		      (double)g.bytes / (double)(1ull << 30), (unsigned long long)g.nseg, t,
+		      t > 0 ? (double)ne / t / 1e6 : 0.0);
+	}
+	to_source(&g, s, idbytes, (uint64_t)1 << gen->p.scale);
 	return 0;
 }

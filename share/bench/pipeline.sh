@@ -6,7 +6,7 @@
 # copy to the GPU, search and validation totals.  Builds nothing: run
 # `make` first.
 #
-#   share/bench/pipeline.sh [--grid RxC] [--stream] [--shm] [--engine E]
+#   share/bench/pipeline.sh [--grid RxC] [--stream|--generate] [--shm] [--engine E]
 #                           [--kgen-engine E] [--kpart-engine E] [--kbfs-engine E]
 #                           [--validator V] [--roots N] SCALE...
 #
@@ -17,8 +17,10 @@
 # "kgen | kpart", for both; kgen's writing is then its time blocked on the
 # pipe, kpart's pass 1 its wait for kgen); under mpirun through a named
 # pipe in the work directory, which rank 0 opens (mpirun's forwarding of
-# its standard input is slower).  --shm: the files (edge file,
-# partition) in /dev/shm/kbfs-pipeline, memory, not a disk.
+# its standard input is slower).  --generate: `kpart -s SCALE`, no kgen at
+# all (kpart generates the graph on the CPU; one row, "kpart -s").  --shm:
+# the files (edge file, partition) in /dev/shm/kbfs-pipeline, memory, not a
+# disk.
 # --engine (cpu|cuda|auto, default auto) goes to the three programs, the
 # --STAGE-engine options to one; --validator to kbfs (auto|device|host).
 # The state of 2026-11-23 (before issue 13) is
@@ -42,6 +44,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--grid) shift; R=${1:-}; C=${R#*x}; R=${R%%x*} ;;
 	--stream) STREAM=1 ;;
+	--generate) STREAM=2 ;;
 	--shm) WORK=/dev/shm/kbfs-pipeline ;;
 	--engine) shift; ENGINE=${1:-} ;;
 	--kgen-engine) shift; GE=${1:-} ;;
@@ -49,7 +52,7 @@ while [ $# -gt 0 ]; do
 	--kbfs-engine) shift; BE=${1:-} ;;
 	--validator) shift; VALIDATOR=${1:-} ;;
 	--roots) shift; ROOTS=${1:-} ;;
-	-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,32p' "$0"; exit 0 ;;
 	[0-9]*) SCALES+=("$1") ;;
 	*) echo "pipeline.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -85,14 +88,19 @@ field() { awk -v k="$2" '$0 ~ "^" k ":" { print $NF; exit }' "$1"; }
 where=$([ "$NP" -gt 1 ] && echo "mpirun -np $NP" || echo "one process")
 printf '# pipeline.sh on %s, %s; engines kgen %s, kpart %s, kbfs %s; validator %s; %s roots; grid %dx%d (%s), %s thread(s) a rank, kgen %s; %s; files in %s\n' \
 	"$(hostname)" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$GE" "$PE" "$BE" "$VALIDATOR" "$ROOTS" "$R" "$C" "$where" "$RT" "$GT" \
-	"$([ $STREAM = 1 ] && echo "kgen -o - | kpart -" || echo "an edge file")" "$WORK"
+	"$(case $STREAM in 1) echo "kgen -o - | kpart -" ;; 2) echo "kpart -s, no kgen" ;; *) echo "an edge file" ;; esac)" "$WORK"
 printf '# %s\n' "$(kbfs --version 2>&1 | head -1)"
 printf '%-6s %-26s %10s  %s\n' scale stage seconds detail
 for s in "${SCALES[@]}"; do
 	g=$WORK/s$s.kg p=$WORK/s$s.kpart log=$OUTD/pipeline-s$s
 	rm -rf "$g" "$p"
 	t0=$(now)
-	if [ $STREAM = 1 ] && [ "$NP" -gt 1 ]; then
+	if [ $STREAM = 2 ]; then
+		: >"$log.kgen.err"
+		OMP_NUM_THREADS=$RT "${MPI[@]}" kpart -q -v --engine "$PE" -R "$R" -C "$C" -o "$p" -s "$s" 2>"$log.kpart.err" ||
+			{ echo "pipeline.sh: kpart -s $s failed (see $log.kpart.err)" >&2; exit 1; }
+		t1=$t0
+	elif [ $STREAM = 1 ] && [ "$NP" -gt 1 ]; then
 		# under mpirun the stream goes through a named pipe that rank 0
 		# opens: mpirun forwards its own standard input to rank 0 at a
 		# fraction of a pipe's rate (here 0.3 against 0.8 GB/s)
@@ -136,7 +144,12 @@ for s in "${SCALES[@]}"; do
 	mt=$(field "$log.kbfs.out" "bfs  mean_time")
 	mv=$(field "$log.kbfs.out" "bfs  mean_validate")
 	hm=$(field "$log.kbfs.out" "bfs  harmonic_mean_TEPS")
-	if [ $STREAM = 1 ]; then
+	if [ $STREAM = 2 ]; then
+		printf '%-6s %-26s %10s  kpart %s\n' "$s" "kpart -s ${R}x$C" "$(secs "$t0" "$t2")" \
+			"$(sed -n 's/^kpart\(\[rank 0\]\)\{0,1\}: engine //p' "$log.kpart.err" | head -1)"
+		sed -n 's/.*the graph generated [a-z ]* memory: .* in \([0-9.]*\) s (\([0-9.]*\) M edges\/s).*/\1;\2/p' "$log.kpart.err" |
+			awk -F';' -v s="$s" '{ printf "%-6s %-26s %10s  %s M edges/s, CPU\n", s, "  of which generation", $1, $2 }'
+	elif [ $STREAM = 1 ]; then
 		printf '%-6s %-26s %10s  kgen %s; kpart %s\n' "$s" "kgen | kpart ${R}x$C" "$(secs "$t0" "$t2")" \
 			"$(sed -n 's/^kgen: engine //p' "$log.kgen.err")" "$(sed -n 's/^kpart\(\[rank 0\]\)\{0,1\}: engine //p' "$log.kpart.err" | head -1)"
 	else
@@ -147,7 +160,7 @@ for s in "${SCALES[@]}"; do
 		"$log.kgen.err" | awk -F';' -v s="$s" '{
 		printf "%-6s %-26s %10s  %s M edges/s, %s\n", s, "  of which generation", $2, $3, $1
 		printf "%-6s %-26s %10s\n", s, "  of which writing", $4 }'
-	[ $STREAM = 1 ] ||
+	[ $STREAM != 0 ] ||
 		printf '%-6s %-26s %10s  %s\n' "$s" "kpart ${R}x$C" "$(secs "$t1" "$t2")" "$(sed -n 's/^kpart\(\[rank 0\]\)\{0,1\}: engine //p' "$log.kpart.err" | head -1)"
 	# kpart -v: its steps, "kpart: STEP   T s"
 	sed -n 's/^kpart\(\[rank 0\]\)\{0,1\}: \(open, pass 1\|pass 2\|sort, dedup\|tdeg\|CSR, rank files\)\([^0-9]*\) \([0-9.]*\) s.*/\2\3;\4/p' "$log.kpart.err" |
