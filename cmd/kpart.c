@@ -2,6 +2,7 @@
 #include "kcomm.h"
 #include "kdev.h"
 #include "kedge.h"
+#include "kgen_dev.h"
 #include "kgpu.h"
 #include "kjson.h"
 #include "kio.h"
@@ -56,8 +57,8 @@ static _Noreturn void usage(FILE *fp, int status)
 		"                         of kpart --engine cuda, from a Graph500 scale (-s,\n"
 		"                         -e) or an edge file's header\n"
 		"  -s, --scale SCALE      instead of EDGEFILE: the Kronecker graph of 2^SCALE\n"
-		"                         vertices, generated on the CPU as kgen's (with\n"
-		"                         --dry-run: estimated)\n"
+		"                         vertices, generated as kgen's (on the GPUs when the\n"
+		"                         build runs there; with --dry-run: estimated)\n"
 		"  -e, --edgefactor N     with -s: edges per vertex (default 16)\n"
 		"      --seed1 N, --seed2 N  with -s: the generator's seeds (default 2, 3)\n"
 		"      --g500-version V   with -s: 3 (reference 3.x, default) or 2\n"
@@ -319,6 +320,9 @@ int main(int argc, char **argv)
 		kpart_device dev;
 		kgpu_kpart_device(&dev);
 		o.dev = &dev;
+		kgen_device gdev;
+		kgpu_kgen_device(&gdev);
+		o.gdev = gdev.base.built ? &gdev : NULL;
 		kpart_build_stats st;
 		rc = kpart_build(world, &o, &st);
 		if (!rc && me == 0) {

@@ -704,7 +704,13 @@ static int open_source(job *b)
 		if (kgen_init(&g, o->gen))
 			KBUG("kpart -s with invalid generator parameters");
 		s->name = o->input;
-		if ((rc = kpart_stage_gen(b->comm, &g, b->idbytes, s, &b->crc, &staged)))
+		/* on the device when the build runs there (KBFS_KPART_GEN=cpu: on
+		 * the CPU all the same, the ablation) */
+		const char *gv = getenv("KBFS_KPART_GEN");
+		uint64_t on_dev = b->db && o->gdev && !(gv && !strcmp(gv, "cpu"));
+		kcomm_allreduce_u64(b->comm, &on_dev, 1, KCOMM_MIN);
+		kgen_device *gdev = on_dev ? o->gdev : NULL;
+		if ((rc = kpart_stage_gen(b->comm, gdev, &g, b->idbytes, s, &b->crc, &staged)))
 			return rc;
 		if (staged) {
 			b->stream = 0;
@@ -716,7 +722,8 @@ static int open_source(job *b)
 			s->w = b->idbytes;
 			s->nv = in->nv;
 			s->mem = kmalloc(kmul((size_t)s->n, 2 * (size_t)b->idbytes) + 16);
-			kpart_gen_tuples(&g, first, s->n, b->idbytes, s->mem, &c);
+			if ((rc = kpart_gen_slice(b->comm, gdev, &g, first, s->n, b->idbytes, s->mem, &c)))
+				return rc;
 			b->crc = kcomm_crc32_concat(b->comm, c, s->n * 2 * (uint64_t)b->idbytes);
 		}
 		b->in.size = 0;

@@ -18,6 +18,7 @@ typedef struct kpart_opts {
 	const char *input;   /* edge file, "-" for stdin (read by rank 0); with gen, the manifest's source */
 	const kgen_params *gen; /* kpart -s: the Kronecker graph generated here, no input read */
 	const char *gen_prov;   /* with gen: the provenance kgen would write (kedge_prov_make) */
+	struct kgen_device *gdev; /* with gen: the device it is generated on when the build runs on one */
 	const char *outdir;  /* the partition directory to create */
 	int R, C;
 	int relabel;         /* KPART_RELABEL_* */

@@ -14,6 +14,7 @@
 #include "kcomm.h"
 #include "kedge.h"
 #include "kgen.h"
+#include "kgen_dev.h"
 #include "kpart.h"
 #include "kpart_internal.h"
 
@@ -92,15 +93,21 @@ int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info
 		uint64_t *size, int *staged);
 /* The Kronecker graph g generated where a staged stream would be (the same
  * shared segments; kpart -s), each rank its slice of tuples as idbytes-wide
- * ids on its OpenMP threads: s set as kpart_stage sets it, *crc the CRC of
+ * ids (kpart_gen_slice: on dev, or the OpenMP threads): s set as kpart_stage sets it, *crc the CRC of
  * all tuples' bytes (what kgen's trailer would hold; every rank), *staged
  * 1.  *staged 0 where it cannot be (several hosts, KBFS_KPART_STAGE=0, the
  * segments not mapped): the caller then generates each rank's slice into
  * its own memory (kpart_gen_tuples).  Collective. */
-int kpart_stage_gen(kcomm *comm, const kgen_ctx *gen, int idbytes, source *s, uint32_t *crc, int *staged);
+int kpart_stage_gen(kcomm *comm, kgen_device *dev, const kgen_ctx *gen, int idbytes, source *s, uint32_t *crc,
+		    int *staged);
 /* Tuples [first, first + n) of g as idbytes-wide little-endian ids into
- * dst, *crc extended over their bytes (on the OpenMP threads). */
+ * dst, *crc extended over their bytes, on the OpenMP threads. */
 void kpart_gen_tuples(const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes, unsigned char *dst, uint32_t *crc);
+/* The same on dev when not NULL (opened, two slots of KGEN_DEVICE_CHUNK
+ * edges allocated, closed again: collective), each chunk encoded while the
+ * device makes the next; else kpart_gen_tuples.  0 or a KEXIT code. */
+int kpart_gen_slice(kcomm *comm, kgen_device *dev, const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes,
+		    unsigned char *dst, uint32_t *crc);
 /* kpart_input.c */
 int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, int idbytes, uint64_t nv);
 void kpart_source_close(source *s);

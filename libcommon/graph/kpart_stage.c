@@ -19,9 +19,11 @@
 #include "kpart_builder.h"
 #include "kedge.h"
 #include "kgen.h"
+#include "kgen_dev.h"
 #include "kio.h"
 #include "klog.h"
 #include "kmem.h"
+#include "kopt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -369,6 +371,51 @@ int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info
 
 /* ------------------------------------------- the Kronecker graph generated */
 
+/* The device's slices: chunks of KGEN_DEVICE_CHUNK edges (KBFS_KGEN_CHUNK=N,
+ * kgen's test hook: N) in two slots, each encoded into dst (and its CRC
+ * taken) while the device makes the next. */
+static int gen_on_device(kcomm *comm, kgen_device *dev, const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes,
+			 unsigned char *dst, uint32_t *crc)
+{
+	size_t rec = 2 * (size_t)idbytes;
+	uint64_t chunk = KGEN_DEVICE_CHUNK, c;
+	const char *v = getenv("KBFS_KGEN_CHUNK");
+	if (v && *v && !kopt_parse_u64(v, 1, 1u << 30, &c))
+		chunk = c;
+	int rc = kdev_open(&dev->base, comm);
+	if (rc)
+		return rc;
+	if ((rc = kcomm_agree(comm, dev->alloc(dev, comm, g, chunk)))) {
+		dev->base.close(&dev->base);
+		return rc;
+	}
+	uint64_t nch = (n + chunk - 1) / chunk;
+	for (uint64_t j = 0; j < 2 && j < nch; j++)
+		dev->start(dev, (int)j, first + j * chunk, n - j * chunk < chunk ? n - j * chunk : chunk);
+	for (uint64_t j = 0; j < nch; j++) {
+		uint64_t k = n - j * chunk < chunk ? n - j * chunk : chunk;
+		const uint64_t *uv = dev->wait(dev, (int)(j & 1));
+		unsigned char *d = dst + j * chunk * rec;
+		kedge_encode(uv, (size_t)k, (unsigned)idbytes, d);
+		if (j + 2 < nch) {
+			uint64_t a = (j + 2) * chunk;
+			dev->start(dev, (int)(j & 1), first + a, n - a < chunk ? n - a : chunk);
+		}
+		*crc = kio_crc32(*crc, d, (size_t)k * rec);
+	}
+	dev->base.close(&dev->base);
+	return 0;
+}
+
+int kpart_gen_slice(kcomm *comm, kgen_device *dev, const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes,
+		    unsigned char *dst, uint32_t *crc)
+{
+	if (dev)
+		return gen_on_device(comm, dev, g, first, n, idbytes, dst, crc);
+	kpart_gen_tuples(g, first, n, idbytes, dst, crc);
+	return 0;
+}
+
 void kpart_gen_tuples(const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes, unsigned char *dst, uint32_t *crc)
 {
 	enum { GCHUNK = 1 << 22 };
@@ -391,7 +438,8 @@ static void slice(uint64_t ne, int r, int P, uint64_t *first, uint64_t *n)
 	*n = (uint64_t)((unsigned __int128)ne * (unsigned)(r + 1) / (unsigned)P) - *first;
 }
 
-int kpart_stage_gen(kcomm *comm, const kgen_ctx *gen, int idbytes, source *s, uint32_t *crc, int *staged)
+int kpart_stage_gen(kcomm *comm, kgen_device *dev, const kgen_ctx *gen, int idbytes, source *s, uint32_t *crc,
+		    int *staged)
 {
 	int me = kcomm_rank(comm), P = kcomm_size(comm);
 	size_t rec = 2 * (size_t)idbytes;
@@ -416,14 +464,18 @@ int kpart_stage_gen(kcomm *comm, const kgen_ctx *gen, int idbytes, source *s, ui
 	double t0 = now();
 	slice(ne, me, P, &first, &n);
 	uint32_t c = 0;
-	kpart_gen_tuples(gen, first, n, idbytes, g.base + first * rec, &c);
+	int rc = kpart_gen_slice(comm, dev, gen, first, n, idbytes, g.base + first * rec, &c);
+	if (rc) {
+		unmap_all(&g);
+		return rc;
+	}
 	kcomm_barrier(comm); /* every slice written before any rank reads */
 	*crc = kcomm_crc32_concat(comm, c, n * rec);
 	if (me == 0) {
 		double t = now() - t0;
-		kinfo("the graph generated into shared memory: %.1f GiB in %llu segments in %.3f s (%.1f M edges/s)",
+		kinfo("the graph generated into shared memory: %.1f GiB in %llu segments in %.3f s (%.1f M edges/s, %s)",
 		      (double)g.bytes / (double)(1ull << 30), (unsigned long long)g.nseg, t,
-		      t > 0 ? (double)ne / t / 1e6 : 0.0);
+		      t > 0 ? (double)ne / t / 1e6 : 0.0, dev ? dev->base.name : "CPU");
 	}
 	to_source(&g, s, idbytes, (uint64_t)1 << gen->p.scale);
 	return 0;

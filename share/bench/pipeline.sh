@@ -18,7 +18,8 @@
 # pipe, kpart's pass 1 its wait for kgen); under mpirun through a named
 # pipe in the work directory, which rank 0 opens (mpirun's forwarding of
 # its standard input is slower).  --generate: `kpart -s SCALE`, no kgen at
-# all (kpart generates the graph on the CPU; one row, "kpart -s").  --shm:
+# all (kpart generates the graph, on the GPUs when it builds there; one
+# row, "kpart -s").  --shm:
 # the files (edge file, partition) in /dev/shm/kbfs-pipeline, memory, not a
 # disk.
 # --engine (cpu|cuda|auto, default auto) goes to the three programs, the
@@ -52,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--kbfs-engine) shift; BE=${1:-} ;;
 	--validator) shift; VALIDATOR=${1:-} ;;
 	--roots) shift; ROOTS=${1:-} ;;
-	-h | --help) sed -n '2,32p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,33p' "$0"; exit 0 ;;
 	[0-9]*) SCALES+=("$1") ;;
 	*) echo "pipeline.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -148,7 +149,7 @@ for s in "${SCALES[@]}"; do
 		printf '%-6s %-26s %10s  kpart %s\n' "$s" "kpart -s ${R}x$C" "$(secs "$t0" "$t2")" \
 			"$(sed -n 's/^kpart\(\[rank 0\]\)\{0,1\}: engine //p' "$log.kpart.err" | head -1)"
 		sed -n 's/.*the graph generated [a-z ]* memory: .* in \([0-9.]*\) s (\([0-9.]*\) M edges\/s).*/\1;\2/p' "$log.kpart.err" |
-			awk -F';' -v s="$s" '{ printf "%-6s %-26s %10s  %s M edges/s, CPU\n", s, "  of which generation", $1, $2 }'
+			awk -F';' -v s="$s" '{ printf "%-6s %-26s %10s  %s M edges/s\n", s, "  of which generation", $1, $2 }'
 	elif [ $STREAM = 1 ]; then
 		printf '%-6s %-26s %10s  kgen %s; kpart %s\n' "$s" "kgen | kpart ${R}x$C" "$(secs "$t0" "$t2")" \
 			"$(sed -n 's/^kgen: engine //p' "$log.kgen.err")" "$(sed -n 's/^kpart\(\[rank 0\]\)\{0,1\}: engine //p' "$log.kpart.err" | head -1)"

@@ -18,6 +18,7 @@
 #include "kfmt.h"
 #include "kgen_edge.h"
 #include "kgen/kgenrun.h"
+#include "kpart_builder.h"
 #include "klog.h"
 #include "tap.h"
 
@@ -177,6 +178,34 @@ static void check_same(int scale, uint64_t ef, int version, int format, uint64_t
 	set_chunk(0);
 }
 
+/* kpart -s's slices on the device (kpart_gen_slice): the CPU's bytes and
+ * CRC over chunk sizes that split a slice into 1 to many chunks, both id
+ * widths, the slot protocol kept, the device closed again */
+static void check_kpart_slice(uint64_t chunk, int idbytes, uint64_t first, uint64_t n)
+{
+	kgen_params p = {.scale = 12, .edgefactor = 16, .seed1 = 2, .seed2 = 3, .version = 3};
+	kgen_ctx g;
+	kgen_init(&g, &p);
+	set_chunk(chunk);
+	kgen_device d;
+	mock m;
+	mock_device(&d, &m, 1);
+	size_t bytes = (size_t)n * 2 * (size_t)idbytes;
+	unsigned char *a = malloc(bytes + 1), *b = malloc(bytes + 1);
+	uint32_t ca = 0, cb = 0;
+	kpart_gen_tuples(&g, first, n, idbytes, a, &ca);
+	int rc = kpart_gen_slice(world, &d, &g, first, n, idbytes, b, &cb);
+	uint64_t c = chunk ? chunk : KGEN_DEVICE_CHUNK, nch = (n + c - 1) / c;
+	ok(rc == 0 && !memcmp(a, b, bytes) && ca == cb && m.starts == nch && m.waits == nch && m.edges == n &&
+		   !m.bad && !m.pending[0] && !m.pending[1] && m.host[0] == NULL,
+	   "kpart -s on the device: edges %llu+%llu as %d-byte ids in chunks of %llu: the CPU's bytes and CRC "
+	   "(%llu chunks, protocol kept, closed)",
+	   (unsigned long long)first, (unsigned long long)n, idbytes, (unsigned long long)c, (unsigned long long)nch);
+	free(a);
+	free(b);
+	set_chunk(0);
+}
+
 static void check_choice(void)
 {
 	/* the refusals' messages are expected: keep them out of the TAP stream */
@@ -250,6 +279,11 @@ int main(int argc, char **argv)
 	check_same(11, 16, 3, KFMT_G500, 30000);
 	check_same(11, 16, 2, KFMT_G500V2, 64);
 	check_same(1, 1, 3, KFMT_KEDGE, 0);
+	check_kpart_slice(0, 4, 0, 65536);
+	check_kpart_slice(4096, 4, 1000, 20000);
+	check_kpart_slice(7, 8, 12345, 1000);
+	check_kpart_slice(5000, 4, 3, 5000);
+	check_kpart_slice(1, 4, 65535, 1);
 	check_choice();
 
 	if (rank == 0) {
