@@ -53,6 +53,11 @@ ok "... kpart's own need on the GPU (--engine cuda)" grep -q '^  kpart on the GP
 kpart --dry-run --json -s 20 -R 1 -C 2 >"$T/b.json"
 b=$(jget "$T/b.json" build_device_bytes_max) n=$(jget "$T/b.json" nnz_rank_max)
 ok "kpart on the GPU: at least the keys and their sort buffer ($b >= 16 x $n)" test "$b" -ge "$((16 * n))"
+ok "... kpart's own need on the host: the keys, the tuples once" \
+	grep -q '^  kpart on the host       up to [0-9.]* GiB of keys per rank .*, and the tuples once, [0-9.]* GiB' "$T/out"
+kt=$(jget "$T/b.json" build_tuples_bytes) kk=$(jget "$T/b.json" build_keys_bytes_max)
+is "$kt" "$((2 * 16 * (1 << 20) * 4))" "kpart on the host at scale 20: the tuples' bytes, 2 x 4 B x 16 x 2^20"
+is "$kk" "$((8 * n))" "... and the busiest rank's keys, 8 B each of its $n"
 k=$(jget "$T/b.json" kgen_device_bytes)
 ok "kgen on the GPU: its two buffers of 2^24 edges and more ($k)" test "$k" -gt "$((2 * 16777216 * 16))"
 kpart --dry-run -s 30 -R 1 -C 1 --gpu-memory 80G >"$T/o2" 2>"$T/err"

@@ -308,6 +308,8 @@ typedef struct kpart_estimate {
 	uint64_t build_device_bytes; /* kpart --engine cuda: the busiest rank's block in one piece */
 	uint64_t host_bytes;      /* kbfs --engine cpu on the busiest rank: its block, the engine's
 				   * row and vertex arrays, validation's 13 bytes a vertex */
+	uint64_t build_keys_bytes;   /* kpart: the busiest rank's keys on the host (64-bit) */
+	uint64_t build_tuples_bytes; /* kpart: the tuples' bytes, held once on a host */
 } kpart_estimate;
 /* From nv vertices and M tuples on an R x C grid: nnz per rank at most
  * 2M/(R C) (no duplicate or self-loop removed), 15% more on the busiest

@@ -63,6 +63,11 @@ int kpart_estimate_make(uint64_t nv, uint64_t M, int R, int C, kpart_estimate *e
 	e->host_bytes = 8 * (ncols + 1) + 8 * (nrows + 1) + 2 * (uint64_t)I * e->nnz_rank + 8 * nb +
 			8 * (3 * nb / 64 + ncols / 64 + 4 * nrows / 64 + nrows + nb) + 2 * peers * ((nb / 8 + 7) & ~UINT64_C(7)) +
 			8 * nb + 13 * e->g.N;
+	/* kpart on one host: the busiest rank's keys (8 bytes a kept tuple
+	 * end; 4 with 32-bit residuals), and the tuples held once (a file's
+	 * pages, or a stream or kpart -s in shared memory) */
+	e->build_keys_bytes = 8 * e->nnz_rank;
+	e->build_tuples_bytes = 2 * M * (nv > UINT32_MAX ? 8 : 4);
 	return 0;
 }
 
@@ -131,6 +136,8 @@ void kpart_estimate_json(FILE *fp, const kpart_estimate *e, uint64_t gpu_bytes)
 	kjson_kv_uint(w, "kgen_device_bytes", kgen_device_bytes(0));
 	kjson_kv_uint(w, "host_bytes_max", e->host_bytes);
 	kjson_kv_uint(w, "host_available_bytes", kmem_available());
+	kjson_kv_uint(w, "build_keys_bytes_max", e->build_keys_bytes);
+	kjson_kv_uint(w, "build_tuples_bytes", e->build_tuples_bytes);
 	if (gpu_bytes) {
 		int R, C;
 		kjson_kv_uint(w, "gpu_bytes", gpu_bytes);
@@ -172,6 +179,9 @@ void kpart_estimate_print(FILE *fp, const char *what, const kpart_estimate *e, u
 	fprintf(fp, "  kpart on the GPU        up to %s per GPU for a block in one piece (--engine cuda; "
 		    "with less, it sorts in pieces)\n",
 		kpart_human_bytes(a, sizeof a, e->build_device_bytes));
+	fprintf(fp, "  kpart on the host       up to %s of keys per rank (8 B a kept tuple end; half with 32-bit "
+		    "residuals), and the tuples once, %s (a file's pages, a stream or -s in shared memory)\n",
+		kpart_human_bytes(a, sizeof a, e->build_keys_bytes), kpart_human_bytes(b, sizeof b, e->build_tuples_bytes));
 	fprintf(fp, "  (upper estimates from the sizes alone: every tuple stored twice%s; kbfs --dry-run on "
 		    "the partition gives the exact plan)\n",
 		P > 1 ? ", the busiest rank 15% above the mean" : "");
