@@ -23,15 +23,16 @@ for g in 1x1 2x1 1x2 2x2; do
 	ok "$g, one process: the edge file's partition" same_but_source "$T/f-$g" "$T/s-$g"
 	if [ "$np" -gt 1 ] && have_mpi; then
 		run_ok "$g, mpirun -np $np: kpart -s 12 (shared memory)" MPIRUN "$np" kpart -v -R "$R" -C "$C" -s 12 -o "$T/m-$g"
-		ok "... said so, and the same partition" sh -c "grep -q 'generated into shared memory' '$T/err'" &&
-			same_but_source "$T/f-$g" "$T/m-$g"
+		ok "... said so" grep -q 'generated into shared memory' "$T/err"
+		ok "... the edge file's partition under mpirun" same_but_source "$T/f-$g" "$T/m-$g"
 		KBFS_KPART_STAGE=0 MPIRUN "$np" kpart -v -R "$R" -C "$C" -s 12 -o "$T/d-$g" >"$T/out" 2>"$T/err"
 		is "$?" 0 "$g, mpirun -np $np, KBFS_KPART_STAGE=0: built"
-		ok "... each rank its slice, the keys exchanged; the same partition" \
+		ok "... each rank its slice, the keys exchanged" \
 			sh -c "grep -q 'generated in slices, one a rank: KBFS_KPART_STAGE=0' '$T/err' &&
-				grep -q 'pass 2 (read, exchange, drop)' '$T/err'" && same_but_source "$T/f-$g" "$T/d-$g"
+				grep -q 'pass 2 (read, exchange, drop)' '$T/err'"
+		ok "... the edge file's partition" same_but_source "$T/f-$g" "$T/d-$g"
 	elif [ "$np" -gt 1 ]; then
-		for k in 1 2 3 4; do skip "$g under mpirun: no mpirun"; done
+		for k in 1 2 3 4 5 6; do skip "$g under mpirun: no mpirun"; done
 	fi
 done
 is "$(value source "$T/s-1x1")" "(generated)" "the manifest's source: (generated)"
