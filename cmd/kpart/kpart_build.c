@@ -512,13 +512,6 @@ static int rowdeg_of(kcomm *comm, int P, int C, int relabel)
 	return on && P > 1 && C == 1 ? 1 | (relabel ? 2 : 0) : 0;
 }
 
-/* Tuples [*first, *first + *n) of ne: rank r's slice of P. */
-static void slice_of(uint64_t ne, int r, int P, uint64_t *first, uint64_t *n)
-{
-	*first = (uint64_t)((unsigned __int128)ne * (unsigned)r / (unsigned)P);
-	*n = (uint64_t)((unsigned __int128)ne * (unsigned)(r + 1) / (unsigned)P) - *first;
-}
-
 /* What rank 0 learns from the input before anyone reads it (one broadcast). */
 typedef struct input_msg {
 	uint64_t rc;           /* rank 0's code so far */
@@ -715,16 +708,6 @@ static int open_source(job *b)
 		if (staged) {
 			b->stream = 0;
 			b->in.crc = b->crc;
-		} else {
-			uint64_t first;
-			uint32_t c = 0;
-			slice_of(in->ne, b->me, b->P, &first, &s->n);
-			s->w = b->idbytes;
-			s->nv = in->nv;
-			s->mem = kmalloc(kmul((size_t)s->n, 2 * (size_t)b->idbytes) + 16);
-			if ((rc = kpart_gen_slice(b->comm, gdev, &g, first, s->n, b->idbytes, s->mem, &c)))
-				return rc;
-			b->crc = kcomm_crc32_concat(b->comm, c, s->n * 2 * (uint64_t)b->idbytes);
 		}
 		b->in.size = 0;
 		b->st->t_gen = ktime() - t;
@@ -752,7 +735,7 @@ static int open_source(job *b)
 		s->r = b->r;
 		b->pl.shared = shared_drop(b->comm, b->P, b->stream);
 		if (b->pl.shared) {
-			slice_of(in->ne, b->me, b->P, &s->first, &s->n);
+			kpart_slice(in->ne, b->me, b->P, &s->first, &s->n);
 			if (b->me == 0)
 				kinfo("every rank reads its slice and drops keys into shared memory (KBFS_KPART_SHARED=1)");
 		} else if (read_all(b->comm, b->P, b->stream)) {
@@ -762,7 +745,7 @@ static int open_source(job *b)
 			if (b->me == 0)
 				kinfo("every rank reads the whole input (one host): no exchange of keys");
 		} else
-			slice_of(in->ne, b->me, b->P, &s->first, &s->n);
+			kpart_slice(in->ne, b->me, b->P, &s->first, &s->n);
 		if (staged)
 			s->mem = (unsigned char *)s->map + s->first * 2 * (uint64_t)b->idbytes;
 		else
@@ -787,7 +770,7 @@ static int count_keys(job *b)
 			     kpart_pass1(pl, b->comm, &b->s, b->stream ? NULL : &scrc, b->hist, b->ht, b->S, &b->sl));
 	if (!rc && !b->stream) {
 		uint64_t first, n; /* the CRC's tuples: this rank's slice */
-		slice_of(b->in.ne, b->me, b->P, &first, &n);
+		kpart_slice(b->in.ne, b->me, b->P, &first, &n);
 		if (kcomm_crc32_concat(b->comm, scrc, n * 2 * (uint64_t)b->idbytes) != (uint32_t)b->in.crc) {
 			if (b->me == 0)
 				kerror("'%s': edge data checksum mismatch (corrupt file)", b->o->input);

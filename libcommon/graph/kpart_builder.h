@@ -81,6 +81,13 @@ typedef struct source {
 	size_t maplen;
 } source;
 
+/* Tuples [*first, *first + *n) of ne: rank r's slice of P. */
+static inline void kpart_slice(uint64_t ne, int r, int P, uint64_t *first, uint64_t *n)
+{
+	*first = (uint64_t)((unsigned __int128)ne * (unsigned)r / (unsigned)P);
+	*n = (uint64_t)((unsigned __int128)ne * (unsigned)(r + 1) / (unsigned)P) - *first;
+}
+
 /* kpart_stage.c: on one host, a stream with a raw payload read by rank 0 (r)
  * into memory that every rank maps (the segments of shared memory files,
  * populated ahead of the reading on rank 0's other threads): s->map and
@@ -93,11 +100,12 @@ int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info
 		uint64_t *size, int *staged);
 /* The Kronecker graph g generated where a staged stream would be (the same
  * shared segments; kpart -s), each rank its slice of tuples as idbytes-wide
- * ids (kpart_gen_slice: on dev, or the OpenMP threads): s set as kpart_stage sets it, *crc the CRC of
- * all tuples' bytes (what kgen's trailer would hold; every rank), *staged
- * 1.  *staged 0 where it cannot be (several hosts, KBFS_KPART_STAGE=0, the
- * segments not mapped): the caller then generates each rank's slice into
- * its own memory (kpart_gen_tuples).  Collective. */
+ * ids (kpart_gen_slice: on dev, or the OpenMP threads): s set as
+ * kpart_stage sets it, *staged 1.  Where that cannot be (several hosts,
+ * KBFS_KPART_STAGE=0, the segments not mapped) each rank's slice goes to
+ * its own memory instead (s->mem, s->n, as a dealt stream's), *staged 0.
+ * Either way *crc is the CRC of all tuples' bytes (what kgen's trailer
+ * would hold; every rank).  0 or a KEXIT code.  Collective. */
 int kpart_stage_gen(kcomm *comm, kgen_device *dev, const kgen_ctx *gen, int idbytes, source *s, uint32_t *crc,
 		    int *staged);
 /* Tuples [first, first + n) of g as idbytes-wide little-endian ids into

@@ -313,32 +313,43 @@ static int share(kcomm *comm, stage *g, int rw)
 	return (int)ok;
 }
 
+/* Whether the tuples go to shared memory on this host: KBFS_KPART_STAGE is
+ * not 0, no rank has a reason against it (why: this rank's, or NULL) and
+ * every rank runs on one host.  Where not, rank 0 says why with -v after
+ * what ("the stream dealt out").  Collective. */
+static int stage_wanted(kcomm *comm, const char *why, const char *what)
+{
+	const char *v = getenv("KBFS_KPART_STAGE");
+	if (v && !strcmp(v, "0"))
+		why = "KBFS_KPART_STAGE=0";
+	uint64_t want = !why;
+	kcomm_allreduce_u64(comm, &want, 1, KCOMM_MIN);
+	if (want && !kcomm_one_host(comm))
+		why = "ranks on several hosts";
+	if (want && !why)
+		return 1;
+	if (kcomm_rank(comm) == 0 && why)
+		kinfo("%s: %s", what, why);
+	return 0;
+}
+
 int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info *info, source *s, uint32_t *crc,
 		uint64_t *size, int *staged)
 {
 	int me = kcomm_rank(comm), host_ranks;
 	size_t rec = 2 * (size_t)info->idbytes;
 	*staged = 0;
-	const char *v = getenv("KBFS_KPART_STAGE");
 	/* not for a header that announces more than 2^46 bytes (64 TiB, more
 	 * than any host here holds: dealt out, such a stream is refused where
 	 * it ends).  What is free now is not asked: memory is populated only
 	 * as the stream arrives, and a virtual machine whose memory grows as
 	 * it is used reports little at its start. */
-	const char *why = v && !strcmp(v, "0")			     ? "KBFS_KPART_STAGE=0"
-			  : info->flags & KEDGE_F_ZLIB		     ? "a compressed payload"
+	const char *why = info->flags & KEDGE_F_ZLIB		     ? "a compressed payload"
 			  : !info->ne				     ? "no edges"
 			  : info->ne > ((uint64_t)1 << 46) / rec ? "more than 64 TiB announced"
 								     : NULL;
-	uint64_t want = !why;
-	kcomm_allreduce_u64(comm, &want, 1, KCOMM_MIN);
-	if (want && !kcomm_one_host(comm))
-		why = "ranks on several hosts";
-	if (!want || why) {
-		if (me == 0 && why)
-			kinfo("the stream dealt out: %s", why);
+	if (!stage_wanted(comm, why, "the stream dealt out"))
 		return 0;
-	}
 	host_ranks = kcomm_host_ranks(comm);
 	stage g = {.bytes = info->ne * rec};
 	if (!share(comm, &g, 0)) {
@@ -436,40 +447,35 @@ void kpart_gen_tuples(const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes
 	free(uv);
 }
 
-/* Tuples [*first, *first + *n) of ne: rank r's slice of P. */
-static void slice(uint64_t ne, int r, int P, uint64_t *first, uint64_t *n)
-{
-	*first = (uint64_t)((unsigned __int128)ne * (unsigned)r / (unsigned)P);
-	*n = (uint64_t)((unsigned __int128)ne * (unsigned)(r + 1) / (unsigned)P) - *first;
-}
-
 int kpart_stage_gen(kcomm *comm, kgen_device *dev, const kgen_ctx *gen, int idbytes, source *s, uint32_t *crc,
 		    int *staged)
 {
 	int me = kcomm_rank(comm), P = kcomm_size(comm);
 	size_t rec = 2 * (size_t)idbytes;
-	uint64_t ne = gen->nedges, first, n;
+	uint64_t ne = gen->nedges, nv = (uint64_t)1 << gen->p.scale, first, n;
+	uint32_t c = 0;
+	int rc;
 	*staged = 0;
-	const char *v = getenv("KBFS_KPART_STAGE");
-	uint64_t want = !(v && !strcmp(v, "0"));
-	kcomm_allreduce_u64(comm, &want, 1, KCOMM_MIN);
-	if (!want || !kcomm_one_host(comm)) {
-		if (me == 0)
-			kinfo("the graph generated in slices, one a rank: %s",
-			      want ? "ranks on several hosts" : "KBFS_KPART_STAGE=0");
-		return 0;
-	}
+	kpart_slice(ne, me, P, &first, &n);
 	stage g = {.bytes = ne * rec};
-	if (!share(comm, &g, 1)) {
-		if (me == 0)
-			kinfo("the graph generated in slices, one a rank: not mapped in shared memory on this host");
+	const char *what = "the graph generated in slices, one a rank";
+	int wanted = stage_wanted(comm, NULL, what);
+	if (!wanted || !share(comm, &g, 1)) {
+		if (wanted && me == 0)
+			kinfo("%s: not mapped in shared memory on this host", what);
+		/* this rank's slice in its own memory, its keys to be exchanged */
+		s->w = idbytes;
+		s->nv = nv;
+		s->n = n;
+		s->mem = kmalloc(kmul((size_t)n, rec) + 16);
+		if ((rc = kpart_gen_slice(comm, dev, gen, first, n, idbytes, s->mem, &c)))
+			return rc;
+		*crc = kcomm_crc32_concat(comm, c, n * rec);
 		return 0;
 	}
 	*staged = 1;
 	double t0 = now();
-	slice(ne, me, P, &first, &n);
-	uint32_t c = 0;
-	int rc = kpart_gen_slice(comm, dev, gen, first, n, idbytes, g.base + first * rec, &c);
+	rc = kpart_gen_slice(comm, dev, gen, first, n, idbytes, g.base + first * rec, &c);
 	if (rc) {
 		unmap_all(&g);
 		return rc;
@@ -482,6 +488,6 @@ int kpart_stage_gen(kcomm *comm, kgen_device *dev, const kgen_ctx *gen, int idby
 		      (double)g.bytes / (double)(1ull << 30), (unsigned long long)g.nseg, t,
 		      t > 0 ? (double)ne / t / 1e6 : 0.0, dev ? dev->base.name : "CPU");
 	}
-	to_source(&g, s, idbytes, (uint64_t)1 << gen->p.scale);
+	to_source(&g, s, idbytes, nv);
 	return 0;
 }
