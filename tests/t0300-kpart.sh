@@ -176,4 +176,9 @@ run_ok "KBFS_KPART_RES32=1: built" env KBFS_KPART_RES32=1 kpart -v --engine cpu 
 stderr_has "keys: 2^12 buckets a part, 32-bit residuals (KBFS_KPART_RES32=1" "... -v: 2^12 buckets, 32-bit residuals, and why"
 ok "... the same files" same_partition "$T/r22-64" "$T/r22-32"
 rm -rf "$T/g22.kg" "$T/r22-64" "$T/r22-32"
+# asked for 32-bit residuals where --wide (64-bit indices, testing) keeps
+# them 64-bit: -v says so instead of claiming 32 bits
+run_ok "KBFS_KPART_RES32=1 --wide: built" env KBFS_KPART_RES32=1 kpart -v --wide --engine cpu -R 1 -C 1 -o "$T/r10-w" "$T/g10.kg"
+stderr_has "64-bit residuals (KBFS_KPART_RES32=1, but --wide keeps them 64-bit)" "... -v: 64-bit residuals, and why not 32"
+rm -rf "$T/r10-w"
 done_testing

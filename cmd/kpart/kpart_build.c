@@ -676,12 +676,22 @@ static int open_source(job *b)
 			       (unsigned long long)in->nv, o->R, o->C);
 		return KEXIT_RESOURCE;
 	}
-	if (b->me == 0)
-		kinfo("keys: 2^%d buckets a part, %d-bit residuals%s", kpart_bits_for(b->pl.nbk),
-		      b->pl.res64 ? 64 : 32,
-		      b->narrow == 1   ? " (KBFS_KPART_RES32=1: 32 bits where 2^20 buckets allow it)"
-		      : b->narrow == 2 ? " (this host's memory is short for 64-bit ones: 32 bits where 2^20 buckets allow it)"
-				       : "");
+	if (b->me == 0) {
+		/* narrowed, or asked to be and could not: 32-bit residuals would
+		 * need more than 2^20 buckets (scale 30 on 4x1: 2^26) */
+		const char *why = b->narrow == 1 ? "KBFS_KPART_RES32=1" : "this host's memory is short for 64-bit ones";
+		char note[160] = "";
+		const int need = b->pl.bc + b->pl.br - 32, cap = b->pl.bc < 20 ? b->pl.bc : 20;
+		if (b->narrow && !b->pl.res64)
+			snprintf(note, sizeof note, " (%s)", why);
+		else if (b->narrow && need > cap)
+			snprintf(note, sizeof note, " (%s, but 32-bit ones would need 2^%d buckets, more than 2^%d)", why,
+				 need, cap);
+		else if (b->narrow)
+			snprintf(note, sizeof note, " (%s, but --wide keeps them 64-bit)", why);
+		kinfo("keys: 2^%d buckets a part, %d-bit residuals%s", kpart_bits_for(b->pl.nbk), b->pl.res64 ? 64 : 32,
+		      note);
+	}
 	b->pl.rowdeg = rowdeg_of(b->comm, b->P, o->C, o->relabel);
 	if (b->pl.rowdeg && b->me == 0)
 		kinfo("one column: each rank counts its own vertices' tuple degrees%s per row, none summed over the "
