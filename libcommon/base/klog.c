@@ -4,10 +4,12 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,7 +19,9 @@ static int log_quiet, log_verbose;
 static void (*cleanups[16])(void);
 static int ncleanups;
 static void (*exit_hook)(int);
-static volatile sig_atomic_t in_cleanup;
+/* The thread running the cleanups (its kernel thread id), 0 when none:
+ * lock-free, so the signal handler may use it. */
+static atomic_long cleaner;
 
 static void on_signal(int sig)
 {
@@ -205,14 +209,29 @@ void klog_atdie(void (*fn)(void))
 
 void klog_set_exit_hook(void (*fn)(int)) { exit_hook = fn; }
 
+/* Once at a time.  A second fatal signal can land in another thread while
+ * the first one's handler still removes the temporaries (timeout(1) sends
+ * SIGTERM to the process and again to its group): that thread waits for
+ * the cleanups to end before the signal ends the process, as does one
+ * that dies (kdie) meanwhile; a signal inside the cleaner's own cleanups
+ * returns to them.  Only system calls and lock-free atomics: the handler
+ * calls this. */
 void klog_run_cleanups(void)
 {
-	if (in_cleanup)
+	const long me = (long)syscall(SYS_gettid);
+	long none = 0;
+	if (!atomic_compare_exchange_strong(&cleaner, &none, me)) {
+		if (none == me)
+			return;
+		/* at most ~60 s: a cleaner that never ends must not hold the exit */
+		struct timespec nap = {0, 1000000};
+		for (int k = 0; k < 60000 && atomic_load(&cleaner); k++)
+			nanosleep(&nap, NULL);
 		return;
-	in_cleanup = 1;
+	}
 	for (int i = ncleanups - 1; i >= 0; i--)
 		cleanups[i]();
-	in_cleanup = 0;
+	atomic_store(&cleaner, 0);
 }
 
 _Noreturn void kdie(int code, const char *fmt, ...)

@@ -5,14 +5,18 @@
  * wrappers that abort once "forbidden" is set, just before the signal.
  * And klog_guard_map: a file cut short under its mapping ends the process
  * with its line and KEXIT_DATA, the temporaries removed; a SIGBUS elsewhere
- * stays a SIGBUS. */
+ * stays a SIGBUS.  And a second fatal signal in another thread while the
+ * first one's handler still cleans (timeout(1) sends SIGTERM twice) waits
+ * for the cleanup to end before the process dies. */
 #include "kfs.h"
 #include "ktemp.h"
 #include "klog.h"
 #include "tap.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -157,9 +161,59 @@ static void guard_tests(void)
 	rmdir(dir);
 }
 
+/* The second signal's test: the cleanup registered in the child takes
+ * 300 ms and then makes MARK; a thread raises SIGTERM at itself 100 ms
+ * after the main thread did. */
+static char mark[300];
+static void nap_ms(long ms)
+{
+	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&t, &t))
+		;
+}
+static void slow_cleanup(void)
+{
+	nap_ms(300);
+	int fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+static void *second_signal(void *arg)
+{
+	(void)arg;
+	nap_ms(100);
+	raise(SIGTERM); /* this thread's own: the main one is in its handler */
+	return NULL;
+}
+static void twice_tests(void)
+{
+	snprintf(mark, sizeof mark, "/tmp/test_ksignal.mark.%ld", (long)getpid());
+	unlink(mark);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		klog_init("test_ksignal");
+		klog_atdie(slow_cleanup);
+		pthread_t t;
+		if (pthread_create(&t, NULL, second_signal, NULL))
+			_exit(97);
+		raise(SIGTERM);
+		nap_ms(2000);
+		_exit(0); /* not reached */
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	struct stat sb;
+	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "two SIGTERMs in two threads end the process by SIGTERM (status 0x%x)",
+	   st);
+	ok(stat(mark, &sb) == 0, "... after the first one's cleanup ended (the second waited for it)");
+	unlink(mark);
+}
+
 int main(void)
 {
 	guard_tests();
+	twice_tests();
 #ifdef NO_MALLOC_WRAP
 	printf("# skip the cleanup's allocations: the sanitizer's malloc cannot be wrapped\n");
 	return tap_done();
