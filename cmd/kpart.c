@@ -278,6 +278,8 @@ int main(int argc, char **argv)
 		if (!o.outdir && !strcmp(o.input, "-"))
 			kopt_usage_error("give -o DIR when the edge file is standard input");
 	}
+	if (!check && !dump && o.outdir && !strcmp(o.outdir, "-"))
+		kopt_usage_error("-o: a partition is a directory, not standard output ('-')");
 	char *cmdline = joined_argv(argc, argv), *outdir = NULL, *prov = NULL;
 	kgen_params gp = {.scale = scale, .edgefactor = ef ? ef : 16, .seed1 = seed1, .seed2 = seed2,
 			  .version = g500v ? g500v : 3};

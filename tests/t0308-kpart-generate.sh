@@ -56,6 +56,12 @@ done
 # usage errors: exit 2, one line, nothing written
 must_fail 2 "-s without -o" kpart -R 1 -C 1 -s 10
 stderr_has "give -o DIR with -s" "... says so"
+must_fail 2 "-o - (standard output)" sh -c "cd '$T' && kpart -R 1 -C 1 -s 8 -o -"
+stderr_has "-o: a partition is a directory, not standard output ('-')" "... says so"
+ok "... and makes no directory named '-'" test ! -e "$T/-"
+must_fail 2 "-o - with an edge file" sh -c "cd '$T' && kpart -R 1 -C 1 -o - g.kg"
+stderr_has "-o: a partition is a directory, not standard output ('-')" "... says so"
+ok "... and makes no directory named '-'" test ! -e "$T/-"
 must_fail 2 "-s and an edge file" kpart -R 1 -C 1 -s 10 -o "$T/x" "$T/g.kg"
 stderr_has "-s and an edge file exclude each other" "... says so"
 must_fail 2 "--seed1 without -s" kpart -R 1 -C 1 --seed1 5 -o "$T/x" "$T/g.kg"
