@@ -35,6 +35,24 @@ for g in 1x1 2x1 1x2 2x2; do
 		for k in 1 2 3 4 5 6; do skip "$g under mpirun: no mpirun"; done
 	fi
 done
+# KBFS_KPART_SEG_MIB (an experiment): the shared segments' size; scale 16's
+# 8 MiB of tuples in 4 segments of 2 MiB or in one of 1024; the same files
+if have_mpi; then
+	kgen -q -s 16 -o "$T/g16.kg" && kpart -q -R 2 -C 1 -o "$T/f16" "$T/g16.kg" || { echo "Bail out! kgen/kpart 16"; exit 1; }
+	for mib in 2 1024; do
+		n=$([ $mib = 2 ] && echo 4 || echo 1)
+		KBFS_KPART_SEG_MIB=$mib MPIRUN 2 kpart -v -R 2 -C 1 -s 16 -o "$T/g16-$mib" >"$T/out" 2>"$T/err"
+		is "$?" 0 "mpirun -np 2, KBFS_KPART_SEG_MIB=$mib: built"
+		ok "... in $n segment(s)" grep -q "in $n segments" "$T/err"
+		ok "... the edge file's partition" same_but_source "$T/f16" "$T/g16-$mib"
+	done
+	KBFS_KPART_SEG_MIB=3 MPIRUN 2 kpart -v -R 2 -C 1 -s 12 -o "$T/g12-3" >"$T/out" 2>"$T/err"
+	is "$?" 0 "KBFS_KPART_SEG_MIB=3: built anyway"
+	ok "... with a warning naming the variable" grep -q "ignoring KBFS_KPART_SEG_MIB='3' (want an even number of MiB" "$T/err"
+	rm -rf "$T/g16.kg" "$T/f16" "$T/g16-2" "$T/g16-1024" "$T/g12-3"
+else
+	for k in 1 2 3 4 5 6 7 8; do skip "KBFS_KPART_SEG_MIB: no mpirun"; done
+fi
 is "$(value source "$T/s-1x1")" "(generated)" "the manifest's source: (generated)"
 is "$(value source_bytes "$T/s-1x1")" 0 "... no bytes read"
 is "$(value source_crc32 "$T/s-1x1")" "$(value source_crc32 "$T/f-1x1")" "... the edge data's CRC, kgen's trailer's"
