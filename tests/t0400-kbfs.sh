@@ -219,4 +219,32 @@ rc=$?
 ok "a corrupt rank file on one rank ends the job with exit 1, no hang (exit $rc)" test "$rc" -eq 1
 stderr_has "rank 3" "... with that rank's message"
 
+# KBFS_LOAD_MMAP=1 (an experiment): the row indices mapped from the rank
+# file instead of read; the same depths on one rank and on 2x2
+rm -rf "$T/dm0" "$T/dm1"
+kb 4 "$T/p10-2x2" -n 4 --depth-out "$T/dm0" >/dev/null 2>&1
+run_ok "KBFS_LOAD_MMAP=1, 2x2: every tree validates" MPIRUN 4 env KBFS_LOAD_MMAP=1 kbfs "$T/p10-2x2" -n 4 --depth-out "$T/dm1"
+ok "... the depths of the default's" same_depths "$T/dm0" "$T/dm1"
+rm -rf "$T/dm0" "$T/dm1"
+kb 1 "$T/p10-1x1" -n 4 --depth-out "$T/dm0" >/dev/null 2>&1
+run_ok "KBFS_LOAD_MMAP=1, 1x1: every tree validates" env KBFS_LOAD_MMAP=1 kbfs -v "$T/p10-1x1" -n 4 --depth-out "$T/dm1"
+stderr_has "rank-00000.kpart': row indices mapped from the file" "... -v names the mapping"
+ok "... the depths of the default's" same_depths "$T/dm0" "$T/dm1"
+run_ok "KBFS_LOAD_MMAP=1: kpart --check reads it" env KBFS_LOAD_MMAP=1 kpart --check "$T/p10-1x1"
+# a bit flipped in the row indices: the CRC over the mapping finds it
+cp -r "$T/p10-1x1" "$T/flip"
+f="$T/flip/rank-00000.kpart"
+sz=$(stat -c %s "$f")
+printf '\377' | dd of="$f" bs=1 seek=$((sz / 2)) conv=notrunc 2>/dev/null
+must_fail 1 "KBFS_LOAD_MMAP=1: a changed byte in the rank file" env KBFS_LOAD_MMAP=1 kbfs -n 1 "$T/flip"
+stderr_has "checksum mismatch (corrupt rank file)" "... is a checksum mismatch"
+# the file cut short under the mapping (KBFS_TEST_LOAD_CUT): a line and
+# exit 1, not a SIGBUS
+rm -rf "$T/flip"
+cp -r "$T/p10-1x1" "$T/cut"
+must_fail 1 "KBFS_LOAD_MMAP=1: the rank file cut short under the mapping" \
+	env KBFS_LOAD_MMAP=1 KBFS_TEST_LOAD_CUT=1 kbfs -n 1 "$T/cut"
+stderr_has "rank-00000.kpart': the rank file was cut short while in use" "... says so"
+rm -rf "$T/cut"
+
 done_testing

@@ -89,6 +89,14 @@ int kio_pread_crc(kio_in *in, void *dst, size_t n, uint64_t off, uint32_t *crc, 
  * kio_pread_crc (the stream then moved past them) where the input is
  * seekable, else with kio_read_exact in chunks.  Errors as kio_read_exact's. */
 int kio_read_crc(kio_in *in, void *dst, size_t n, uint32_t *crc, const char *what);
+/* The next n bytes of a seekable input mapped read-only instead of read:
+ * *p the bytes, *map and *maplen what to munmap, the stream moved past
+ * them.  0; -1 where the input cannot be mapped (not seekable, the bytes
+ * not at a multiple of align in the file, the kernel refuses), nothing
+ * consumed: read it instead; or a KEXIT code after
+ * kerror().  A file cut short under the mapping faults (SIGBUS) where it is
+ * read: guard the range (klog_guard_map) before reading it. */
+int kio_map(kio_in *in, size_t n, size_t align, const void **p, void **map, size_t *maplen);
 /* Bytes consumed so far from the stream (decompressed). */
 uint64_t kio_tell(const kio_in *in);
 /* Size of the underlying file if regular (from the input's first byte to

@@ -156,6 +156,31 @@ int kio_read_crc(kio_in *in, void *dst, size_t n, uint32_t *crc, const char *wha
 	return 0;
 }
 
+int kio_map(kio_in *in, size_t n, size_t align, const void **p, void **map, size_t *maplen)
+{
+	if (!kio_seekable(in) || n == 0)
+		return -1;
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), off = in->base + in->consumed, base = off / page * page;
+	if (align > 1 && off % align)
+		return -1;
+	const size_t len = (size_t)(off + n - base);
+	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, in->fd, (off_t)base);
+	if (m == MAP_FAILED)
+		return -1;
+	/* past the buffered bytes and the rest, as kio_read_crc leaves it */
+	size_t k = in->len - in->pos < n ? in->len - in->pos : n;
+	in->pos += k;
+	in->consumed += n;
+	if (k < n && lseek(in->fd, (off_t)(in->base + in->consumed), SEEK_SET) < 0) {
+		munmap(m, len);
+		kerror("cannot read '%s': %s", in->name, strerror(errno));
+		return KEXIT_IO;
+	}
+	*p = (const unsigned char *)m + (off - base);
+	*map = m;
+	*maplen = len;
+	return 0;
+}
 
 static int pwrite_full(int fd, const void *p, size_t n, uint64_t off)
 {

@@ -141,6 +141,14 @@ void klog_guard_clear(void)
 	}
 }
 
+int klog_guard_active(void) { return guard_lo != NULL; }
+
+void klog_guard_clear_if(const void *base)
+{
+	if (base && guard_lo == base)
+		klog_guard_clear();
+}
+
 void klog_guard_map(const void *base, size_t len, const char *fmt, ...)
 {
 	klog_guard_clear();

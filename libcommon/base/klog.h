@@ -67,6 +67,10 @@ void klog_run_cleanups(void);
  * elsewhere is left as it was.  One range at a time: a new call replaces
  * it, klog_guard_clear() removes it. */
 void klog_guard_map(const void *base, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Whether a mapping is guarded now (one at a time). */
+int klog_guard_active(void);
+/* klog_guard_clear when base is the guarded mapping's. */
+void klog_guard_clear_if(const void *base);
 void klog_guard_clear(void);
 
 /* Seconds from a monotonic clock. */

@@ -107,6 +107,8 @@ typedef struct kpart_block {
 	void *colidx;     /* nnz (u32 or u64) */
 	uint64_t *tdeg;   /* nb: tuple degree of each owned vertex (duplicates counted) */
 	uint64_t *orig;   /* nb: input id of each owned vertex, or NULL (identity) */
+	void *map;        /* KBFS_LOAD_MMAP=1: the rank file's mapping rowidx points into, or NULL */
+	size_t maplen;
 	/* from the manifest */
 	uint64_t ne_input;   /* input tuples */
 	uint64_t selfloops;  /* self-loop tuples in the input */

@@ -2,13 +2,15 @@
  * bit-at-a-time CRC-32 written here, for sizes around the split threshold,
  * chained calls and thread counts 1 to 7; kio_crc32_combine; the line
  * reader on '\r' endings (a last line "x\r" without '\n' once looped
- * forever), its line cap, and standard input that starts inside a file. */
+ * forever), its line cap, and standard input that starts inside a file;
+ * kio_map between buffered reads. */
 #include "kio.h"
 #include "klog.h"
 #include "tap.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -91,6 +93,48 @@ static void check_lines(void)
 	unlink(path);
 }
 
+/* kio_map: the next n bytes of a file mapped between buffered reads, the
+ * stream going on after them; an unaligned offset and a pipe refused with
+ * nothing consumed. */
+static void check_map(const unsigned char *buf, size_t size)
+{
+	char path[] = "/tmp/test_kio.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || write(fd, buf, size) != (ssize_t)size)
+		return;
+	close(fd);
+	kio_in *in = kio_open_in(path, 1);
+	unsigned char head[101], tail[50];
+	const void *p = NULL;
+	void *map = NULL;
+	size_t maplen = 0, n = 9u << 20;
+	ok(in && !kio_read_exact(in, head, 101, "head"), "kio_map: 101 bytes read first");
+	ok(kio_map(in, n, 4, &p, &map, &maplen) == -1 && kio_tell(in) == 101,
+	   "... at offset 101, 4-byte alignment is refused, nothing consumed");
+	ok(!kio_read_exact(in, head, 3, "head") && kio_map(in, n, 4, &p, &map, &maplen) == 0,
+	   "... at offset 104 the next 9 MiB are mapped");
+	ok(p && !memcmp(p, buf + 104, n), "... the mapping holds the file's bytes there");
+	ok(kio_tell(in) == 104 + n, "... the stream moved past them");
+	ok(!kio_read_exact(in, tail, sizeof tail, "tail") && !memcmp(tail, buf + 104 + n, sizeof tail),
+	   "... and the next read goes on after them");
+	if (map)
+		munmap(map, maplen);
+	kio_close_in(in);
+	unlink(path);
+	int pfd[2];
+	if (pipe(pfd))
+		return;
+	if (write(pfd[1], buf, 64) != 64)
+		return;
+	close(pfd[1]);
+	char dev[64];
+	snprintf(dev, sizeof dev, "/dev/fd/%d", pfd[0]);
+	in = kio_open_in(dev, 1);
+	ok(in && kio_map(in, 16, 1, &p, &map, &maplen) == -1 && kio_tell(in) == 0, "... a pipe is refused, nothing consumed");
+	kio_close_in(in);
+	close(pfd[0]);
+}
+
 int main(void)
 {
 	klog_init("test_kio");
@@ -121,6 +165,7 @@ int main(void)
 	}
 	uint32_t a = kio_crc32(0, buf, 10 * MB), b = kio_crc32(0, buf + 10 * MB, big - 10 * MB);
 	ok(kio_crc32_combine(a, b, big - 10 * MB) == want[sizeof sizes / sizeof *sizes - 1], "kio_crc32_combine");
+	check_map(buf, big);
 	free(buf);
 	return tap_done();
 }
