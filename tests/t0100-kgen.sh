@@ -91,7 +91,7 @@ stderr_has "cpu, cuda, auto" "the usage error lists the engines"
 if have_mpi; then
 	MPIRUN 3 "$TOP/build/tests/test_kgenrun" >"$T/tk" 2>"$T/tk.err"
 	ok "test_kgenrun on 3 ranks: the device loop's files equal the CPU's" \
-		sh -c "grep -q '^1\.\.20' '$T/tk' && ! grep -q '^not ok' '$T/tk' && grep -q '^# 3 ranks' '$T/tk'"
+		sh -c "grep -q '^1\.\.24' '$T/tk' && ! grep -q '^not ok' '$T/tk' && grep -q '^# 3 ranks' '$T/tk'"
 	grep '^not ok' "$T/tk" | sed 's/^/#   /'
 else
 	skip "no mpirun: test_kgenrun on 3 ranks"

@@ -35,6 +35,25 @@ for g in 1x1 2x1 1x2 2x2; do
 		for k in 1 2 3 4 5 6; do skip "$g under mpirun: no mpirun"; done
 	fi
 done
+# KBFS_KPART_FEED=1 (an experiment): no tuples held, the graph made again
+# for each pass chunk by chunk (chunks of 5000 edges: 14 of them at scale
+# 12, rounded up to a multiple of the ranks); the edge file's partition
+for g in 1x1 2x1 2x2; do
+	R=${g%x*} C=${g#*x} np=$((R * C))
+	if [ "$np" -eq 1 ]; then
+		KBFS_KPART_FEED=1 KBFS_KGEN_CHUNK=5000 kpart -v -R 1 -C 1 -s 12 -o "$T/fd-$g" >"$T/out" 2>"$T/err"
+	elif have_mpi; then
+		KBFS_KPART_FEED=1 KBFS_KGEN_CHUNK=5000 MPIRUN "$np" kpart -v -R "$R" -C "$C" -s 12 -o "$T/fd-$g" >"$T/out" 2>"$T/err"
+	else
+		for k in 1 2 3 4; do skip "$g fed: no mpirun"; done
+		continue
+	fi
+	is "$?" 0 "$g, KBFS_KPART_FEED=1: built"
+	ok "... made again for each pass, in chunks" grep -q 'the graph made again for each pass in 1[46] chunks' "$T/err"
+	ok "... the edge file's partition" same_but_source "$T/f-$g" "$T/fd-$g"
+	is "$(value source_crc32 "$T/fd-$g")" "$(value source_crc32 "$T/f-$g")" "... the manifest's CRC, kgen's"
+done
+
 # KBFS_KPART_SEG_MIB (an experiment): the shared segments' size; scale 16's
 # 8 MiB of tuples in 4 segments of 2 MiB or in one of 1024; the same files
 if have_mpi; then

@@ -128,13 +128,16 @@ ok "... the CPU's files" same_partition "$T/c" "$T/a2"
 # device, in chunks: KBFS_KGEN_CHUNK makes many) and built there gives the
 # edge file's partition, one process and mpirun (staged and, with
 # KBFS_KPART_STAGE=0, in slices); -v names the device; KBFS_KPART_GEN=cpu
-# the same files
+# the same files; KBFS_KPART_FEED=1 (the graph made again for each pass on
+# each GPU, in chunks) too
 for g in 1x1 2x2 4x1; do
 	R=${g%x*} C=${g#*x} np=$((R * C))
 	rm -rf "$T/fs" "$T/gs"
 	OMP_NUM_THREADS=2 kpart -q --engine cpu -R "$R" -C "$C" -o "$T/fs" "$T/s14.kg"
-	for v in X=0 KBFS_KGEN_CHUNK=5000 KBFS_KPART_STAGE=0 KBFS_KPART_GEN=cpu; do
+	for v in X=0 KBFS_KGEN_CHUNK=5000 KBFS_KPART_STAGE=0 KBFS_KPART_GEN=cpu KBFS_KPART_FEED=1 \
+		"KBFS_KPART_FEED=1 KBFS_KGEN_CHUNK=5000"; do
 		rm -rf "$T/gs"
+		# shellcheck disable=SC2086
 		if [ "$np" = 1 ]; then
 			env $v kpart -v --engine cuda -R 1 -C 1 -s 14 -o "$T/gs" >"$T/out" 2>"$T/err"
 		else
@@ -144,6 +147,8 @@ for g in 1x1 2x2 4x1; do
 		ok "... the edge file's rank files" same_but 'source|source_bytes|source_program|source_argv' "$T/fs" "$T/gs"
 		if [ "$v" = KBFS_KPART_GEN=cpu ]; then
 			ok "... generated on the CPU" grep -q 'generated into shared memory: .* M edges/s, CPU)' "$T/err"
+		elif [ "${v%% *}" = KBFS_KPART_FEED=1 ]; then
+			ok "... made again for each pass on the GPU" grep -q 'made again for each pass in .* chunks, on cuda' "$T/err"
 		elif [ "$v" != KBFS_KPART_STAGE=0 ]; then
 			ok "... generated on the GPU" grep -q 'generated into shared memory: .* M edges/s, cuda)' "$T/err"
 		fi

@@ -549,6 +549,7 @@ typedef struct job {
 	kpart_rankinfo *ri;       /* every rank file's figures */
 	uint64_t nnz;
 	double twr, tcsr, tsync;  /* the writing step; of it, CSR and fsync */
+	kgen_ctx gen;             /* kpart -s fed (KBFS_KPART_FEED=1): the generator the passes use */
 } job;
 
 static int check_grid(job *b)
@@ -642,6 +643,16 @@ static int choose_engine(job *b)
  * or when this host's ranks' keys at 8 bytes (two entries a tuple, the
  * busiest rank's share) would take more than half of its available
  * memory.  The same on every rank (collective). */
+/* Whether kpart -s makes the tuples again for each pass instead of holding
+ * them (KBFS_KPART_FEED=1 on every rank; an experiment).  Collective. */
+static int feed_wanted(kcomm *comm)
+{
+	const char *v = getenv("KBFS_KPART_FEED");
+	uint64_t on = v && !strcmp(v, "1");
+	kcomm_allreduce_u64(comm, &on, 1, KCOMM_MIN);
+	return on != 0;
+}
+
 static int narrow_keys(job *b)
 {
 	const char *v = getenv("KBFS_KPART_RES32");
@@ -713,6 +724,29 @@ static int open_source(job *b)
 		uint64_t on_dev = b->db && o->gdev && !(gv && !strcmp(gv, "cpu"));
 		kcomm_allreduce_u64(b->comm, &on_dev, 1, KCOMM_MIN);
 		kgen_device *gdev = on_dev ? o->gdev : NULL;
+		if (feed_wanted(b->comm)) {
+			/* KBFS_KPART_FEED=1: no tuples held; every rank makes them
+			 * all again for each pass and keeps its own part's keys */
+			if (kgen_init(&b->gen, o->gen))
+				KBUG("kpart -s with invalid generator parameters");
+			if ((rc = kpart_feed_open(b->comm, gdev, &b->gen, &s->feed)))
+				return rc;
+			s->w = 8; /* the generator's u64 pairs */
+			s->crc_w = b->idbytes;
+			s->nv = in->nv;
+			s->first = 0;
+			s->n = in->ne;
+			s->fd = -1;
+			b->stream = 0;
+			b->in.size = 0;
+			b->pl.keep = b->P > 1 ? b->me : -1;
+			b->st->t_gen = 0;
+			if (b->me == 0)
+				kinfo("the graph made again for each pass in %llu chunks, on %s (KBFS_KPART_FEED=1): no tuples "
+				      "held, every rank keeps its own keys",
+				      (unsigned long long)kpart_feed_chunks(s->feed), gdev ? gdev->base.name : "the CPU");
+			return 0;
+		}
 		if ((rc = kpart_stage_gen(b->comm, gdev, &g, b->idbytes, s, &b->crc, &staged)))
 			return rc;
 		if (staged) {
@@ -773,12 +807,22 @@ static int count_keys(job *b)
 	b->nloc = b->P == 1 ? pl->RC : 1;
 	size_t H = kpart_nhist(pl);
 	b->S = kpart_slots(pl);
+	if (b->s.feed) /* a fed source: the chunks' slots, as many a chunk as threads */
+		b->S = (int)kpart_feed_chunks(b->s.feed) * kpart_nthreads();
 	b->hist = kcalloc(H, 8);
 	uint32_t scrc = 0;
 	b->ht = kmalloc(kmul(H, (size_t)b->S + 1) * 8); /* slot histograms, pass 2's offsets on one process */
 	int rc = kcomm_agree(b->comm,
 			     kpart_pass1(pl, b->comm, &b->s, b->stream ? NULL : &scrc, b->hist, b->ht, b->S, &b->sl));
-	if (!rc && !b->stream) {
+	if (!rc && b->s.feed) {
+		/* made here: the CRC is what kgen's edge file would carry */
+		uint64_t first, n;
+		kpart_slice(b->in.ne, b->me, b->P, &first, &n);
+		b->crc = kcomm_crc32_concat(b->comm, scrc, n * 2 * (uint64_t)b->idbytes);
+		b->in.crc = b->crc;
+		if (b->me == 0)
+			kinfo("pass 1 waited %.3f s for the chunks", kpart_feed_waited(b->s.feed));
+	} else if (!rc && !b->stream) {
 		uint64_t first, n; /* the CRC's tuples: this rank's slice */
 		kpart_slice(b->in.ne, b->me, b->P, &first, &n);
 		if (kcomm_crc32_concat(b->comm, scrc, n * 2 * (uint64_t)b->idbytes) != (uint32_t)b->in.crc) {
@@ -868,6 +912,12 @@ static int fill_parts(job *b)
 		return rc;
 	kedge_close(b->r);
 	b->r = NULL;
+	if (b->s.feed) {
+		if (b->me == 0)
+			kinfo("pass 2 waited %.3f s for the chunks", kpart_feed_waited(b->s.feed));
+		kpart_feed_close(b->s.feed); /* the device's buffers freed before the CSC is built there */
+		b->s.feed = NULL;
+	}
 	kpart_source_close(&b->s);
 	b->st->t_build += lap(b->me, all  ? "pass 2 (read all, keep own, drop)"
 				     : sh ? "pass 2 (read, drop into shared memory)"
@@ -1004,6 +1054,8 @@ static int end_build(job *b, int rc)
 		st->dev_finished = db->finished;
 		st->dev_on_host = db->on_host;
 	}
+	kpart_feed_close(b->s.feed);
+	b->s.feed = NULL;
 	kpart_source_close(&b->s);
 	kedge_close(b->r);
 	kedge_info_free(&b->info);

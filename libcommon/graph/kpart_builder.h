@@ -79,6 +79,14 @@ typedef struct source {
 	const char *name;
 	void *map;     /* the file mapped (mem its slice), else NULL (KBFS_KPART_MMAP=0, or not mappable) */
 	size_t maplen;
+	/* kpart -s with KBFS_KPART_FEED=1: the tuples made again for each pass,
+	 * chunk after chunk (w 8: the generator's u64 pairs), the chunk being
+	 * read at feedp (its first tuple feed_first); crc_w the id width of the
+	 * bytes the CRC is taken over (kgen's edge file's), 0: w */
+	struct kpart_feed *feed;
+	const unsigned char *feedp;
+	uint64_t feed_first;
+	int crc_w;
 } source;
 
 /* Tuples [*first, *first + *n) of ne: rank r's slice of P. */
@@ -116,6 +124,22 @@ void kpart_gen_tuples(const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes
  * device makes the next; else kpart_gen_tuples.  0 or a KEXIT code. */
 int kpart_gen_slice(kcomm *comm, kgen_device *dev, const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes,
 		    unsigned char *dst, uint32_t *crc);
+/* kpart -s fed chunk by chunk (KBFS_KPART_FEED=1, an experiment): the
+ * Kronecker graph g made again for each pass, on dev (opened here, two
+ * slots: collective) or on the OpenMP threads, in a multiple of P chunks
+ * of at most KGEN_DEVICE_CHUNK tuples (KBFS_KGEN_CHUNK=N: N); no tuples
+ * held.  A pass calls kpart_feed_begin, then for each chunk c in order
+ * kpart_feed_get (its tuples as u64 pairs, valid until kpart_feed_put(c),
+ * which lets the device make chunk c + 2 meanwhile). */
+typedef struct kpart_feed kpart_feed;
+int kpart_feed_open(kcomm *comm, kgen_device *dev, const kgen_ctx *g, kpart_feed **out);
+uint64_t kpart_feed_chunks(const kpart_feed *f);
+void kpart_feed_begin(kpart_feed *f);
+const uint64_t *kpart_feed_get(kpart_feed *f, uint64_t c, uint64_t *first, uint64_t *n);
+void kpart_feed_put(kpart_feed *f, uint64_t c);
+double kpart_feed_waited(const kpart_feed *f); /* seconds the gets of this pass waited */
+int kpart_feed_on_device(const kpart_feed *f);
+void kpart_feed_close(kpart_feed *f);
 /* kpart_input.c */
 int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, int idbytes, uint64_t nv);
 void kpart_source_close(source *s);

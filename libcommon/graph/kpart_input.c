@@ -159,6 +159,8 @@ void kpart_source_close(source *s)
 static const unsigned char *bytes_at(const source *s, uint64_t off, size_t k, unsigned char *buf, rerr *e)
 {
 	size_t rec = 2 * (size_t)s->w, n = k * rec, have = 0;
+	if (s->feedp)
+		return s->feedp + (off - s->feed_first) * rec;
 	if (s->mem)
 		return s->mem + off * rec;
 	uint64_t at = s->at + (s->first + off) * rec;
@@ -259,36 +261,64 @@ static void failed(int *stop, int q)
 /* Pass 1: bucket sizes of every key of the source, or of the kept part's
  * (kpart_nhist), and the CRC and self-loops of this rank's slice.
  * ht gets S histograms, one per slot (kpart_slots), hist their sum. */
-int kpart_pass1(const plan *pl, kcomm *comm, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S,
-		uint64_t *selfloops)
+/* What pass 1's slots share. */
+typedef struct p1 {
+	const plan *pl;
+	source *s;
+	uint32_t *crc, *qcrc;
+	uint64_t *ht, sl;
+	rerr *err;
+	size_t H, rec;
+	int S, q0, q1, stop;
+} p1;
+
+/* The bytes the CRC is taken over: p's k tuples, or (a fed source) the
+ * same encoded at kgen's id width into ebuf. */
+static const unsigned char *crc_bytes(const source *s, const unsigned char *p, size_t k, unsigned char *ebuf,
+				      size_t *len)
 {
-	size_t H = kpart_nhist(pl), rec = 2 * (size_t)s->w;
-	uint32_t *qcrc = kcalloc((size_t)S, 4);
-	rerr *err = kcalloc((size_t)S, sizeof *err);
+	if (!s->crc_w || s->crc_w == s->w) {
+		*len = k * 2 * (size_t)s->w;
+		return p;
+	}
+	kedge_encode((const uint64_t *)(const void *)p, k, (unsigned)s->crc_w, ebuf);
+	*len = k * 2 * (size_t)s->crc_w;
+	return ebuf;
+}
+
+/* Pass 1 over slots [qa, qb). */
+static void pass1_slots(p1 *x, int qa, int qb)
+{
+	const plan *pl = x->pl;
+	source *s = x->s;
+	size_t H = x->H, rec = x->rec;
 	uint64_t sl = 0;
-	int w = s->w, stop = S, q0, q1;
-	own_slots(pl, S, &q0, &q1);
-#pragma omp parallel reduction(+ : sl) if (s->n > PAR)
+	int w = s->w;
+#pragma omp parallel reduction(+ : sl) if ((uint64_t)(qb - qa) * s->n / (uint64_t)x->S > PAR)
 	{
-		unsigned char *buf = s->mem ? NULL : kmalloc((size_t)CHUNK * rec);
+		unsigned char *buf = s->mem || s->feed ? NULL : kmalloc((size_t)CHUNK * rec);
+		unsigned char *ebuf = s->feed && x->crc ? kmalloc((size_t)CHUNK * 2 * (size_t)s->crc_w) : NULL;
 #pragma omp for schedule(dynamic, 1)
-		for (int q = 0; q < S; q++) {
-			uint64_t *h = ht + (size_t)q * H, end = slot_first(s, q + 1, S);
+		for (int q = qa; q < qb; q++) {
+			uint64_t *h = x->ht + (size_t)q * H, end = slot_first(s, q + 1, x->S);
 			uint32_t c = 0;
-			int own = q >= q0 && q < q1;
+			int own = q >= x->q0 && q < x->q1;
 			memset(h, 0, H * 8);
-			for (uint64_t off = slot_first(s, q, S); off < end; off += CHUNK) {
-				size_t k = end - off < CHUNK ? (size_t)(end - off) : CHUNK;
-				const unsigned char *p = __atomic_load_n(&stop, __ATOMIC_RELAXED) < q ? NULL
-						       : bytes_at(s, off, k, buf, &err[q]);
+			for (uint64_t off = slot_first(s, q, x->S); off < end; off += CHUNK) {
+				size_t k = end - off < CHUNK ? (size_t)(end - off) : CHUNK, len;
+				const unsigned char *p = __atomic_load_n(&x->stop, __ATOMIC_RELAXED) < q
+							 ? NULL
+							 : bytes_at(s, off, k, buf, &x->err[q]);
 				if (!p)
 					break;
-				if (crc && own)
-					c = kio_crc32(c, p, k * rec);
+				if (x->crc && own) {
+					const unsigned char *cb = crc_bytes(s, p, k, ebuf, &len);
+					c = kio_crc32(c, cb, len);
+				}
 				size_t e = 0;
 				for (; e < k; e++) {
 					uint64_t u = kio_get_id(p, w, 2 * e), v = kio_get_id(p, w, 2 * e + 1);
-					if (check_ids(s, u, v, off + e, &err[q]))
+					if (check_ids(s, u, v, off + e, &x->err[q]))
 						break;
 					if (u == v) {
 						sl += (uint64_t)own;
@@ -299,33 +329,70 @@ int kpart_pass1(const plan *pl, kcomm *comm, source *s, uint32_t *crc, uint64_t 
 					entries(pl, u, v, d, key);
 					for (int j = 0; j < 2; j++) {
 						int kept;
-						size_t x = hslot(pl, d[j], key[j], &kept);
-						h[x] += (uint64_t)kept;
+						size_t y = hslot(pl, d[j], key[j], &kept);
+						h[y] += (uint64_t)kept;
 					}
 				}
 				if (e < k)
 					break;
 			}
-			if (err[q].kind)
-				failed(&stop, q);
-			qcrc[q] = c;
+			if (x->err[q].kind)
+				failed(&x->stop, q);
+			x->qcrc[q] = c;
 		}
 		free(buf);
+		free(ebuf);
 	}
-	int rc = first_error(pl, comm, s, err, S);
+	x->sl += sl;
+}
+
+/* Slots [0, S) of a fed source, chunk after chunk (S / chunks slots each),
+ * each chunk's slots on all threads while the device makes the next. */
+typedef void (*slots_fn)(void *arg, int qa, int qb);
+static void feed_slots(source *s, int S, slots_fn fn, void *arg)
+{
+	kpart_feed *f = s->feed;
+	uint64_t nch = kpart_feed_chunks(f), m = (uint64_t)S / nch, first, n;
+	kpart_feed_begin(f);
+	for (uint64_t c = 0; c < nch; c++) {
+		s->feedp = (const unsigned char *)kpart_feed_get(f, c, &first, &n);
+		s->feed_first = first;
+		fn(arg, (int)(c * m), (int)((c + 1) * m));
+		kpart_feed_put(f, c);
+	}
+	s->feedp = NULL;
+}
+
+static void pass1_fn(void *arg, int qa, int qb) { pass1_slots(arg, qa, qb); }
+
+/* Pass 1: bucket sizes of every key of the source, or of the kept part's
+ * (kpart_nhist), and the CRC and self-loops of this rank's slice.
+ * ht gets S histograms, one per slot (kpart_slots), hist their sum. */
+int kpart_pass1(const plan *pl, kcomm *comm, source *s, uint32_t *crc, uint64_t *hist, uint64_t *ht, int S,
+		uint64_t *selfloops)
+{
+	size_t H = kpart_nhist(pl), crec = 2 * (size_t)(s->crc_w ? s->crc_w : s->w);
+	p1 x = {.pl = pl, .s = s, .crc = crc, .qcrc = kcalloc((size_t)S, 4), .ht = ht,
+		.err = kcalloc((size_t)S, sizeof(rerr)), .H = H, .rec = 2 * (size_t)s->w, .S = S, .stop = S};
+	own_slots(pl, S, &x.q0, &x.q1);
+	if (s->feed)
+		feed_slots(s, S, pass1_fn, &x);
+	else
+		pass1_slots(&x, 0, S);
+	int rc = first_error(pl, comm, s, x.err, S);
 	if (crc)
-		for (int q = q0; q < q1; q++)
-			*crc = kio_crc32_combine(*crc, qcrc[q], (slot_first(s, q + 1, S) - slot_first(s, q, S)) * rec);
+		for (int q = x.q0; q < x.q1; q++)
+			*crc = kio_crc32_combine(*crc, x.qcrc[q], (slot_first(s, q + 1, S) - slot_first(s, q, S)) * crec);
 #pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
-	for (size_t x = 0; x < H; x++) {
+	for (size_t y = 0; y < H; y++) {
 		uint64_t t = 0;
 		for (int q = 0; q < S; q++)
-			t += ht[(size_t)q * H + x];
-		hist[x] += t;
+			t += ht[(size_t)q * H + y];
+		hist[y] += t;
 	}
-	*selfloops = sl;
-	free(qcrc);
-	free(err);
+	*selfloops = x.sl;
+	free(x.qcrc);
+	free(x.err);
 	return rc;
 }
 
@@ -392,45 +459,45 @@ static int drop(const plan *pl, part *pt, const uint64_t *keys, size_t n, uint64
 	return bad ? -1 : 0;
 }
 
-/* Pass 2's drops where every key's place is known from pass 1: slot q's
- * keys of bucket x (of kpart_nhist, part x / nbk's bucket x % nbk) go to
- * [start, start + its pass-1 count) of res[x / nbk], after slot q-1's;
- * slot 0's start is xstart[x]. */
-static int pass2_drop(const plan *pl, kcomm *comm, source *s, void **res, const uint64_t *xstart, uint64_t *ht,
-		      int S, int *changed)
+/* What pass 2's slots share. */
+typedef struct p2 {
+	const plan *pl;
+	source *s;
+	void **res;
+	uint64_t *ht;
+	rerr *err;
+	size_t H;
+	int S, stop, bad;
+} p2;
+
+/* Pass 2's drops over slots [qa, qb). */
+static void pass2_slots(p2 *x, int qa, int qb)
 {
-	size_t H = kpart_nhist(pl), rec = 2 * (size_t)s->w;
-	uint64_t nbk = pl->nbk, rmask = pl->rmask;
-	int w = s->w, r64 = pl->res64, stop = S, bad = 0;
-	int lb = __builtin_ctzll(nbk);
-	/* counts to offsets: ht gets S + 1 rows, row S the buckets' ends */
-#pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
-	for (size_t x = 0; x < H; x++) {
-		uint64_t at = xstart[x];
-		for (int q = 0; q < S; q++) {
-			uint64_t c = ht[(size_t)q * H + x];
-			ht[(size_t)q * H + x] = at;
-			at += c;
-		}
-		ht[(size_t)S * H + x] = at;
-	}
-	rerr *err = kcalloc((size_t)S, sizeof *err);
-#pragma omp parallel reduction(| : bad) if (s->n > PAR)
+	const plan *pl = x->pl;
+	source *s = x->s;
+	void **res = x->res;
+	const uint64_t *ht = x->ht;
+	size_t H = x->H, rec = 2 * (size_t)s->w;
+	uint64_t rmask = pl->rmask;
+	int w = s->w, r64 = pl->res64, bad = 0, S = x->S;
+	int lb = __builtin_ctzll(pl->nbk);
+#pragma omp parallel reduction(| : bad) if ((uint64_t)(qb - qa) * s->n / (uint64_t)S > PAR)
 	{
-		unsigned char *buf = s->mem ? NULL : kmalloc((size_t)CHUNK * rec);
+		unsigned char *buf = s->mem || s->feed ? NULL : kmalloc((size_t)CHUNK * rec);
 		uint64_t *cur = kmalloc(kmul(H, 16)); /* position, end: one cache line */
 		uint64_t *xs = kmalloc((size_t)BLK * 16), *rs = kmalloc((size_t)BLK * 16);
 #pragma omp for schedule(dynamic, 1)
-		for (int q = 0; q < S; q++) {
+		for (int q = qa; q < qb; q++) {
 			uint64_t end = slot_first(s, q + 1, S);
-			for (size_t x = 0; x < H; x++) {
-				cur[2 * x] = ht[(size_t)q * H + x];
-				cur[2 * x + 1] = ht[(size_t)(q + 1) * H + x];
+			for (size_t y = 0; y < H; y++) {
+				cur[2 * y] = ht[(size_t)q * H + y];
+				cur[2 * y + 1] = ht[(size_t)(q + 1) * H + y];
 			}
 			for (uint64_t off = slot_first(s, q, S); off < end; off += CHUNK) {
 				size_t k = end - off < CHUNK ? (size_t)(end - off) : CHUNK, e = 0;
-				const unsigned char *p = __atomic_load_n(&stop, __ATOMIC_RELAXED) < q ? NULL
-						       : bytes_at(s, off, k, buf, &err[q]);
+				const unsigned char *p = __atomic_load_n(&x->stop, __ATOMIC_RELAXED) < q
+							 ? NULL
+							 : bytes_at(s, off, k, buf, &x->err[q]);
 				if (!p)
 					break;
 				/* blocks: the keys made (bucket, residual), then dropped */
@@ -438,7 +505,7 @@ static int pass2_drop(const plan *pl, kcomm *comm, source *s, void **res, const 
 					size_t n = 0, z = k - e < BLK ? k : e + BLK;
 					for (; e < z; e++) {
 						uint64_t u = kio_get_id(p, w, 2 * e), v = kio_get_id(p, w, 2 * e + 1);
-						if (check_ids(s, u, v, off + e, &err[q]))
+						if (check_ids(s, u, v, off + e, &x->err[q]))
 							break;
 						if (u == v)
 							continue;
@@ -452,35 +519,65 @@ static int pass2_drop(const plan *pl, kcomm *comm, source *s, void **res, const 
 							n += (size_t)kept;
 						}
 					}
-					for (size_t y = 0; y < n; y++) {
-						size_t x = xs[y];
-						uint64_t pos = cur[2 * x]++;
-						if (pos >= cur[2 * x + 1]) {
+					for (size_t t = 0; t < n; t++) {
+						size_t y = xs[t];
+						uint64_t pos = cur[2 * y]++;
+						if (pos >= cur[2 * y + 1]) {
 							bad = 1;
 							continue;
 						}
-						put_res(res[x >> lb], r64, pos, rs[y]);
+						put_res(res[y >> lb], r64, pos, rs[t]);
 					}
 					if (e < z)
 						break;
 				}
-				if (err[q].kind)
+				if (x->err[q].kind)
 					break;
 			}
-			if (err[q].kind)
-				failed(&stop, q);
+			if (x->err[q].kind)
+				failed(&x->stop, q);
 			else
-				for (size_t x = 0; x < H; x++)
-					bad |= cur[2 * x] != cur[2 * x + 1];
+				for (size_t y = 0; y < H; y++)
+					bad |= cur[2 * y] != cur[2 * y + 1];
 		}
 		free(buf);
 		free(cur);
 		free(xs);
 		free(rs);
 	}
-	int rc = first_error(pl, comm, s, err, S);
-	*changed |= bad;
-	free(err);
+	x->bad |= bad;
+}
+
+static void pass2_fn(void *arg, int qa, int qb) { pass2_slots(arg, qa, qb); }
+
+/* Pass 2's drops where every key's place is known from pass 1: slot q's
+ * keys of bucket x (of kpart_nhist, part x / nbk's bucket x % nbk) go to
+ * [start, start + its pass-1 count) of res[x / nbk], after slot q-1's;
+ * slot 0's start is xstart[x]. */
+static int pass2_drop(const plan *pl, kcomm *comm, source *s, void **res, const uint64_t *xstart, uint64_t *ht,
+		      int S, int *changed)
+{
+	size_t H = kpart_nhist(pl);
+	/* counts to offsets: ht gets S + 1 rows, row S the buckets' ends */
+#pragma omp parallel for schedule(static) if (H * (size_t)S > PAR)
+	for (size_t y = 0; y < H; y++) {
+		uint64_t at = xstart[y];
+		for (int q = 0; q < S; q++) {
+			uint64_t c = ht[(size_t)q * H + y];
+			ht[(size_t)q * H + y] = at;
+			at += c;
+		}
+		ht[(size_t)S * H + y] = at;
+	}
+	p2 x = {.pl = pl, .s = s, .res = res, .ht = ht, .err = kcalloc((size_t)S, sizeof(rerr)), .H = H, .S = S,
+		.stop = S};
+	if (s->feed)
+		feed_slots(s, S, pass2_fn, &x);
+	else
+		pass2_slots(&x, 0, S);
+	int rc = first_error(pl, comm, s, x.err, S);
+	*changed |= x.bad;
+	free(x.err);
 	return rc;
 }
 

@@ -503,3 +503,103 @@ int kpart_stage_gen(kcomm *comm, kgen_device *dev, const kgen_ctx *gen, int idby
 	to_source(&g, s, idbytes, nv);
 	return 0;
 }
+
+/* ---------------------------------- the graph made again for each pass */
+
+struct kpart_feed {
+	kgen_device *dev; /* opened, two slots allocated; NULL: the CPU's threads */
+	const kgen_ctx *g;
+	uint64_t ne, nch, chunk;
+	uint64_t *buf;    /* the CPU's chunk */
+	double waited;    /* seconds kpart_feed_get waited, this pass */
+};
+
+static uint64_t feed_first(const kpart_feed *f, uint64_t c)
+{
+	return (uint64_t)((unsigned __int128)f->ne * c / f->nch);
+}
+
+int kpart_feed_open(kcomm *comm, kgen_device *dev, const kgen_ctx *g, kpart_feed **out)
+{
+	*out = NULL;
+	uint64_t chunk = KGEN_DEVICE_CHUNK, c, P = (uint64_t)kcomm_size(comm);
+	const char *v = getenv("KBFS_KGEN_CHUNK"); /* kgen's test hook: small chunks */
+	if (v && *v && !kopt_parse_u64(v, 1, 1u << 30, &c))
+		chunk = c;
+	kpart_feed *f = kcalloc(1, sizeof *f);
+	f->g = g;
+	f->ne = g->nedges;
+	/* chunks of at most chunk tuples, a multiple of P of them (a rank's
+	 * slice is whole chunks: own_slots) */
+	f->nch = (f->ne + chunk - 1) / chunk;
+	f->nch = f->nch ? (f->nch + P - 1) / P * P : P;
+	f->chunk = (f->ne + f->nch - 1) / f->nch;
+	if (dev) {
+		int rc = kdev_open(&dev->base, comm);
+		if (!rc && (rc = kcomm_agree(comm, dev->alloc(dev, comm, g, f->chunk))))
+			dev->base.close(&dev->base);
+		if (rc) {
+			free(f);
+			return rc;
+		}
+		f->dev = dev;
+	} else {
+		f->buf = kmalloc(kmul((size_t)f->chunk, 16) + 16);
+	}
+	*out = f;
+	return 0;
+}
+
+uint64_t kpart_feed_chunks(const kpart_feed *f) { return f->nch; }
+
+static void feed_start(kpart_feed *f, uint64_t c)
+{
+	uint64_t a = feed_first(f, c), n = feed_first(f, c + 1) - a;
+	if (n)
+		f->dev->start(f->dev, (int)(c & 1), a, n);
+}
+
+void kpart_feed_begin(kpart_feed *f)
+{
+	f->waited = 0;
+	for (uint64_t c = 0; f->dev && c < 2 && c < f->nch; c++)
+		feed_start(f, c);
+}
+
+const uint64_t *kpart_feed_get(kpart_feed *f, uint64_t c, uint64_t *first, uint64_t *n)
+{
+	*first = feed_first(f, c);
+	*n = feed_first(f, c + 1) - *first;
+	if (!*n)
+		return f->buf ? f->buf : NULL;
+	double t = now();
+	const uint64_t *uv;
+	if (f->dev) {
+		uv = f->dev->wait(f->dev, (int)(c & 1));
+	} else {
+		kgen_edges(f->g, *first, *n, f->buf);
+		uv = f->buf;
+	}
+	f->waited += now() - t;
+	return uv;
+}
+
+void kpart_feed_put(kpart_feed *f, uint64_t c)
+{
+	if (f->dev && c + 2 < f->nch)
+		feed_start(f, c + 2);
+}
+
+double kpart_feed_waited(const kpart_feed *f) { return f->waited; }
+
+int kpart_feed_on_device(const kpart_feed *f) { return f->dev != NULL; }
+
+void kpart_feed_close(kpart_feed *f)
+{
+	if (!f)
+		return;
+	if (f->dev)
+		f->dev->base.close(&f->dev->base);
+	free(f->buf);
+	free(f);
+}

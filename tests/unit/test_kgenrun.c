@@ -10,7 +10,8 @@
  * the slot protocol (start only on a free slot, wait only on a started
  * one, nothing left started), the engine choice (auto, cuda without a
  * device or without the build: exit 4, no file) and a device that fails
- * to open on one rank.
+ * to open on one rank; kpart -s fed chunk by chunk (kpart_feed) on the
+ * device and on the CPU, over two passes.
  * Run alone by make test, and on 3 ranks by t0100 (mpirun) when MPI is there.
  */
 #include "kcomm.h"
@@ -181,15 +182,22 @@ static void check_same(int scale, uint64_t ef, int version, int format, uint64_t
 /* kpart -s's slices on the device (kpart_gen_slice): the CPU's bytes and
  * CRC over chunk sizes that split a slice into 1 to many chunks, both id
  * widths, the slot protocol kept, the device closed again */
+/* The Graph500 generator at scale (edgefactor 16, seeds 2 and 3), the
+ * device's chunks (set_chunk), a fresh mock device. */
+static void gen_setup(kgen_ctx *g, int scale, uint64_t chunk, kgen_device *d, mock *m)
+{
+	kgen_params p = {.scale = scale, .edgefactor = 16, .seed1 = 2, .seed2 = 3, .version = 3};
+	kgen_init(g, &p);
+	set_chunk(chunk);
+	mock_device(d, m, 1);
+}
+
 static void check_kpart_slice(uint64_t chunk, int idbytes, uint64_t first, uint64_t n)
 {
-	kgen_params p = {.scale = 12, .edgefactor = 16, .seed1 = 2, .seed2 = 3, .version = 3};
 	kgen_ctx g;
-	kgen_init(&g, &p);
-	set_chunk(chunk);
 	kgen_device d;
 	mock m;
-	mock_device(&d, &m, 1);
+	gen_setup(&g, 12, chunk, &d, &m);
 	size_t bytes = (size_t)n * 2 * (size_t)idbytes;
 	unsigned char *a = malloc(bytes + 1), *b = malloc(bytes + 1);
 	uint32_t ca = 0, cb = 0;
@@ -203,6 +211,44 @@ static void check_kpart_slice(uint64_t chunk, int idbytes, uint64_t first, uint6
 	   (unsigned long long)first, (unsigned long long)n, idbytes, (unsigned long long)c, (unsigned long long)nch);
 	free(a);
 	free(b);
+	set_chunk(0);
+}
+
+/* kpart -s fed chunk by chunk (kpart_feed, KBFS_KPART_FEED=1): two passes,
+ * each chunk's tuples the generator's, the chunks a multiple of the ranks,
+ * on the mock device (the slot protocol kept, closed again) and on the CPU */
+static void check_feed(uint64_t chunk, int on_dev)
+{
+	kgen_ctx g;
+	kgen_device d;
+	mock m;
+	gen_setup(&g, 10, chunk, &d, &m);
+	kpart_feed *f = NULL;
+	int rc = kpart_feed_open(world, on_dev ? &d : NULL, &g, &f), good = !rc;
+	uint64_t nch = f ? kpart_feed_chunks(f) : 0, P = (uint64_t)kcomm_size(world), seen = 0;
+	uint64_t *want = malloc(16 * (chunk ? chunk : KGEN_DEVICE_CHUNK) + 16);
+	for (int pass = 0; pass < 2 && f; pass++) {
+		uint64_t next = 0;
+		kpart_feed_begin(f);
+		for (uint64_t c = 0; c < nch; c++) {
+			uint64_t first, n;
+			const uint64_t *uv = kpart_feed_get(f, c, &first, &n);
+			kgen_edges(&g, first, n, want);
+			good &= first == next && (!n || (uv && !memcmp(uv, want, 16 * n)));
+			next = first + n;
+			seen += n;
+			kpart_feed_put(f, c);
+		}
+		good &= next == g.nedges;
+	}
+	kpart_feed_close(f);
+	ok(good && nch % P == 0 && seen == 2 * g.nedges &&
+		   (!on_dev || (m.starts == m.waits && !m.bad && !m.pending[0] && !m.pending[1] && m.host[0] == NULL)),
+	   "kpart -s fed on %s in chunks of at most %llu: %llu chunks (a multiple of %llu), two passes of the "
+	   "generator's tuples%s",
+	   on_dev ? "the device" : "the CPU", (unsigned long long)(chunk ? chunk : KGEN_DEVICE_CHUNK),
+	   (unsigned long long)nch, (unsigned long long)P, on_dev ? ", protocol kept, closed" : "");
+	free(want);
 	set_chunk(0);
 }
 
@@ -284,6 +330,10 @@ int main(int argc, char **argv)
 	check_kpart_slice(7, 8, 12345, 1000);
 	check_kpart_slice(5000, 4, 3, 5000);
 	check_kpart_slice(1, 4, 65535, 1);
+	check_feed(0, 1);
+	check_feed(1000, 1);
+	check_feed(7, 1);
+	check_feed(1000, 0);
 	check_choice();
 
 	if (rank == 0) {
