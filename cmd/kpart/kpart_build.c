@@ -13,7 +13,11 @@
  *     each rank reads the whole file instead, and keeps its own part's
  *     keys alone (its slice still gives the CRC); with KBFS_KPART_SHARED=1
  *     (an experiment) each reads its slice and, in pass 2, drops every
- *     part's keys into the owners' buckets in shared memory;
+ *     part's keys into the owners' buckets in shared memory; a stream on
+ *     one host is staged in shared memory and read as a file is
+ *     (kpart_stage.c); kpart -s generates the tuples there instead, or,
+ *     with KBFS_KPART_FEED=1 (an experiment), makes them again for each
+ *     pass chunk by chunk on every rank, which keeps its own part's keys;
  *  3. pass 1 counts every key into its part's bucket (the key's top bits):
  *     after a reduce-scatter every part knows its bucket sizes exactly
  *     (a rank that read the whole file counted its own part's alone);
