@@ -825,7 +825,7 @@ static int count_keys(job *b)
 		b->crc = kcomm_crc32_concat(b->comm, scrc, n * 2 * (uint64_t)b->idbytes);
 		b->in.crc = b->crc;
 		if (b->me == 0)
-			kinfo("pass 1 waited %.3f s for the chunks", kpart_feed_waited(b->s.feed));
+			kinfo("the chunks waited for in pass 1: %.3f s", kpart_feed_waited(b->s.feed));
 	} else if (!rc && !b->stream) {
 		uint64_t first, n; /* the CRC's tuples: this rank's slice */
 		kpart_slice(b->in.ne, b->me, b->P, &first, &n);
@@ -918,7 +918,7 @@ static int fill_parts(job *b)
 	b->r = NULL;
 	if (b->s.feed) {
 		if (b->me == 0)
-			kinfo("pass 2 waited %.3f s for the chunks", kpart_feed_waited(b->s.feed));
+			kinfo("the chunks waited for in pass 2: %.3f s", kpart_feed_waited(b->s.feed));
 		kpart_feed_close(b->s.feed); /* the device's buffers freed before the CSC is built there */
 		b->s.feed = NULL;
 	}

@@ -166,6 +166,8 @@ for s in "${SCALES[@]}"; do
 	# kpart -v: its steps, "kpart: STEP   T s"
 	sed -n 's/^kpart\(\[rank 0\]\)\{0,1\}: \(open, pass 1\|pass 2\|sort, dedup\|tdeg\|CSR, rank files\)\([^0-9]*\) \([0-9.]*\) s.*/\2\3;\4/p' "$log.kpart.err" |
 		awk -F';' -v s="$s" '{ sub(/ +$/, "", $1); printf "%-6s %-26s %10s\n", s, "  " substr($1, 1, 24), $2 }'
+	sed -n 's/.*the chunks waited for in pass \([12]\): \([0-9.]*\) s.*/\1;\2/p' "$log.kpart.err" |
+		awk -F';' -v s="$s" '{ printf "%-6s %-26s %10s\n", s, "  pass " $1 ": chunk waits", $2 }'
 	sed -n 's/.* \([0-9.]*\) s computing and \([0-9.]*\) s copying.*/\1;\2/p' "$log.kpart.err" |
 		awk -F';' -v s="$s" '{ printf "%-6s %-26s %10s\n%-6s %-26s %10s\n", s, "  device: computing", $1, s, "  device: copies", $2 }'
 	printf '%-6s %-26s %10s  load, %s searches, validation\n' "$s" "kbfs ${R}x$C" "$(secs "$t2" "$t3")" "$nb"
