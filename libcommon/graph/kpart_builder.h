@@ -138,7 +138,6 @@ void kpart_feed_begin(kpart_feed *f);
 const uint64_t *kpart_feed_get(kpart_feed *f, uint64_t c, uint64_t *first, uint64_t *n);
 void kpart_feed_put(kpart_feed *f, uint64_t c);
 double kpart_feed_waited(const kpart_feed *f); /* seconds the gets of this pass waited */
-int kpart_feed_on_device(const kpart_feed *f);
 void kpart_feed_close(kpart_feed *f);
 /* kpart_input.c */
 int kpart_source_file(source *s, const char *input, uint64_t size, uint64_t ne, int idbytes, uint64_t nv);

@@ -59,13 +59,6 @@ typedef struct stage {
 	double waited;       /* seconds the reader waited for populated segments */
 } stage;
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static size_t seg_len(const stage *g, uint64_t k)
 {
 	return k + 1 < g->nseg ? g->seg : (size_t)(g->bytes - k * g->seg);
@@ -204,10 +197,10 @@ static int read_into(stage *g, kedge_reader *r, const char *name, size_t rec)
 		int st;
 		__atomic_store_n(&g->at, k, __ATOMIC_RELEASE);
 		if (!(st = __atomic_load_n(&g->ready[k], __ATOMIC_ACQUIRE))) {
-			double t = now();
+			double t = ktime();
 			while (!(st = __atomic_load_n(&g->ready[k], __ATOMIC_ACQUIRE)))
 				sched_yield();
-			g->waited += now() - t;
+			g->waited += ktime() - t;
 		}
 		if (st < 0) {
 			kerror("'%s': cannot hold the stream in memory: %s", name, strerror(-st));
@@ -370,7 +363,7 @@ int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info
 		return 0;
 	}
 	*staged = 1;
-	double t0 = now();
+	double t0 = ktime();
 	end_msg end = {0};
 	if (me == 0) {
 		end.rc = (uint64_t)fill(&g, r, name, rec, host_ranks);
@@ -384,7 +377,7 @@ int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info
 		return (int)end.rc;
 	}
 	if (me == 0) {
-		double t = now() - t0;
+		double t = ktime() - t0;
 		kinfo("the stream read into shared memory: %.1f GiB in %llu segments in %.3f s (%.2f GB/s; %.3f s of it "
 		      "waiting for memory, %llu threads populating it)",
 		      (double)g.bytes / (double)(1ull << 30), (unsigned long long)g.nseg, t,
@@ -399,24 +392,35 @@ int kpart_stage(kcomm *comm, kedge_reader *r, const char *name, const kedge_info
 
 /* ------------------------------------------- the Kronecker graph generated */
 
-/* The device's slices: chunks of KGEN_DEVICE_CHUNK edges (KBFS_KGEN_CHUNK=N,
- * kgen's test hook: N) in two slots, each encoded into dst (and its CRC
- * taken) while the device makes the next. */
+/* Edges a chunk of the device's: KGEN_DEVICE_CHUNK, or N with
+ * KBFS_KGEN_CHUNK=N (kgen's test hook). */
+static uint64_t device_chunk(void)
+{
+	uint64_t c;
+	const char *v = getenv("KBFS_KGEN_CHUNK");
+	return v && *v && !kopt_parse_u64(v, 1, 1u << 30, &c) ? c : KGEN_DEVICE_CHUNK;
+}
+
+/* dev opened and its two slots of chunk edges allocated (collective): 0,
+ * or a KEXIT code with dev closed again. */
+static int device_open(kcomm *comm, kgen_device *dev, const kgen_ctx *g, uint64_t chunk)
+{
+	int rc = kdev_open(&dev->base, comm);
+	if (!rc && (rc = kcomm_agree(comm, dev->alloc(dev, comm, g, chunk))))
+		dev->base.close(&dev->base);
+	return rc;
+}
+
+/* The device's slices: chunks (device_chunk) in two slots, each encoded
+ * into dst (and its CRC taken) while the device makes the next. */
 static int gen_on_device(kcomm *comm, kgen_device *dev, const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes,
 			 unsigned char *dst, uint32_t *crc)
 {
 	size_t rec = 2 * (size_t)idbytes;
-	uint64_t chunk = KGEN_DEVICE_CHUNK, c;
-	const char *v = getenv("KBFS_KGEN_CHUNK");
-	if (v && *v && !kopt_parse_u64(v, 1, 1u << 30, &c))
-		chunk = c;
-	int rc = kdev_open(&dev->base, comm);
+	uint64_t chunk = device_chunk();
+	int rc = device_open(comm, dev, g, chunk);
 	if (rc)
 		return rc;
-	if ((rc = kcomm_agree(comm, dev->alloc(dev, comm, g, chunk)))) {
-		dev->base.close(&dev->base);
-		return rc;
-	}
 	uint64_t nch = (n + chunk - 1) / chunk;
 	for (uint64_t j = 0; j < 2 && j < nch; j++)
 		dev->start(dev, (int)j, first + j * chunk, n - j * chunk < chunk ? n - j * chunk : chunk);
@@ -486,7 +490,7 @@ int kpart_stage_gen(kcomm *comm, kgen_device *dev, const kgen_ctx *gen, int idby
 		return 0;
 	}
 	*staged = 1;
-	double t0 = now();
+	double t0 = ktime();
 	rc = kpart_gen_slice(comm, dev, gen, first, n, idbytes, g.base + first * rec, &c);
 	if (rc) {
 		unmap_all(&g);
@@ -495,7 +499,7 @@ int kpart_stage_gen(kcomm *comm, kgen_device *dev, const kgen_ctx *gen, int idby
 	kcomm_barrier(comm); /* every slice written before any rank reads */
 	*crc = kcomm_crc32_concat(comm, c, n * rec);
 	if (me == 0) {
-		double t = now() - t0;
+		double t = ktime() - t0;
 		kinfo("the graph generated into shared memory: %.1f GiB in %llu segments in %.3f s (%.1f M edges/s, %s)",
 		      (double)g.bytes / (double)(1ull << 30), (unsigned long long)g.nseg, t,
 		      t > 0 ? (double)ne / t / 1e6 : 0.0, dev ? dev->base.name : "CPU");
@@ -522,10 +526,7 @@ static uint64_t feed_first(const kpart_feed *f, uint64_t c)
 int kpart_feed_open(kcomm *comm, kgen_device *dev, const kgen_ctx *g, kpart_feed **out)
 {
 	*out = NULL;
-	uint64_t chunk = KGEN_DEVICE_CHUNK, c, P = (uint64_t)kcomm_size(comm);
-	const char *v = getenv("KBFS_KGEN_CHUNK"); /* kgen's test hook: small chunks */
-	if (v && *v && !kopt_parse_u64(v, 1, 1u << 30, &c))
-		chunk = c;
+	uint64_t chunk = device_chunk(), P = (uint64_t)kcomm_size(comm);
 	kpart_feed *f = kcalloc(1, sizeof *f);
 	f->g = g;
 	f->ne = g->nedges;
@@ -535,9 +536,7 @@ int kpart_feed_open(kcomm *comm, kgen_device *dev, const kgen_ctx *g, kpart_feed
 	f->nch = f->nch ? (f->nch + P - 1) / P * P : P;
 	f->chunk = (f->ne + f->nch - 1) / f->nch;
 	if (dev) {
-		int rc = kdev_open(&dev->base, comm);
-		if (!rc && (rc = kcomm_agree(comm, dev->alloc(dev, comm, g, f->chunk))))
-			dev->base.close(&dev->base);
+		int rc = device_open(comm, dev, g, f->chunk);
 		if (rc) {
 			free(f);
 			return rc;
@@ -571,8 +570,8 @@ const uint64_t *kpart_feed_get(kpart_feed *f, uint64_t c, uint64_t *first, uint6
 	*first = feed_first(f, c);
 	*n = feed_first(f, c + 1) - *first;
 	if (!*n)
-		return f->buf ? f->buf : NULL;
-	double t = now();
+		return f->buf; /* NULL on the device: an empty chunk is not read */
+	double t = ktime();
 	const uint64_t *uv;
 	if (f->dev) {
 		uv = f->dev->wait(f->dev, (int)(c & 1));
@@ -580,7 +579,7 @@ const uint64_t *kpart_feed_get(kpart_feed *f, uint64_t c, uint64_t *first, uint6
 		kgen_edges(f->g, *first, *n, f->buf);
 		uv = f->buf;
 	}
-	f->waited += now() - t;
+	f->waited += ktime() - t;
 	return uv;
 }
 
@@ -591,8 +590,6 @@ void kpart_feed_put(kpart_feed *f, uint64_t c)
 }
 
 double kpart_feed_waited(const kpart_feed *f) { return f->waited; }
-
-int kpart_feed_on_device(const kpart_feed *f) { return f->dev != NULL; }
 
 void kpart_feed_close(kpart_feed *f)
 {
