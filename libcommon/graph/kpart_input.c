@@ -258,9 +258,6 @@ static void failed(int *stop, int q)
 
 /* ---------------------------------------------------------------- passes */
 
-/* Pass 1: bucket sizes of every key of the source, or of the kept part's
- * (kpart_nhist), and the CRC and self-loops of this rank's slice.
- * ht gets S histograms, one per slot (kpart_slots), hist their sum. */
 /* What pass 1's slots share. */
 typedef struct p1 {
 	const plan *pl;
@@ -268,7 +265,7 @@ typedef struct p1 {
 	uint32_t *crc, *qcrc;
 	uint64_t *ht, sl;
 	rerr *err;
-	size_t H, rec;
+	size_t H;
 	int S, q0, q1, stop;
 } p1;
 
@@ -286,12 +283,13 @@ static const unsigned char *crc_bytes(const source *s, const unsigned char *p, s
 	return ebuf;
 }
 
-/* Pass 1 over slots [qa, qb). */
-static void pass1_slots(p1 *x, int qa, int qb)
+/* Pass 1 over slots [qa, qb) (x: a p1). */
+static void pass1_slots(void *arg, int qa, int qb)
 {
+	p1 *x = arg;
 	const plan *pl = x->pl;
 	source *s = x->s;
-	size_t H = x->H, rec = x->rec;
+	size_t H = x->H, rec = 2 * (size_t)s->w;
 	uint64_t sl = 0;
 	int w = s->w;
 #pragma omp parallel reduction(+ : sl) if ((uint64_t)(qb - qa) * s->n / (uint64_t)x->S > PAR)
@@ -346,12 +344,17 @@ static void pass1_slots(p1 *x, int qa, int qb)
 	x->sl += sl;
 }
 
-/* Slots [0, S) of a fed source, chunk after chunk (S / chunks slots each),
- * each chunk's slots on all threads while the device makes the next. */
+/* fn(arg, qa, qb) over slots [0, S): at once, or for a fed source chunk
+ * after chunk (S / chunks slots each), each chunk's slots on all threads
+ * while the device makes the next. */
 typedef void (*slots_fn)(void *arg, int qa, int qb);
-static void feed_slots(source *s, int S, slots_fn fn, void *arg)
+static void run_slots(source *s, int S, slots_fn fn, void *arg)
 {
 	kpart_feed *f = s->feed;
+	if (!f) {
+		fn(arg, 0, S);
+		return;
+	}
 	uint64_t nch = kpart_feed_chunks(f), m = (uint64_t)S / nch, first, n;
 	kpart_feed_begin(f);
 	for (uint64_t c = 0; c < nch; c++) {
@@ -363,8 +366,6 @@ static void feed_slots(source *s, int S, slots_fn fn, void *arg)
 	s->feedp = NULL;
 }
 
-static void pass1_fn(void *arg, int qa, int qb) { pass1_slots(arg, qa, qb); }
-
 /* Pass 1: bucket sizes of every key of the source, or of the kept part's
  * (kpart_nhist), and the CRC and self-loops of this rank's slice.
  * ht gets S histograms, one per slot (kpart_slots), hist their sum. */
@@ -373,12 +374,9 @@ int kpart_pass1(const plan *pl, kcomm *comm, source *s, uint32_t *crc, uint64_t 
 {
 	size_t H = kpart_nhist(pl), crec = 2 * (size_t)(s->crc_w ? s->crc_w : s->w);
 	p1 x = {.pl = pl, .s = s, .crc = crc, .qcrc = kcalloc((size_t)S, 4), .ht = ht,
-		.err = kcalloc((size_t)S, sizeof(rerr)), .H = H, .rec = 2 * (size_t)s->w, .S = S, .stop = S};
+		.err = kcalloc((size_t)S, sizeof(rerr)), .H = H, .S = S, .stop = S};
 	own_slots(pl, S, &x.q0, &x.q1);
-	if (s->feed)
-		feed_slots(s, S, pass1_fn, &x);
-	else
-		pass1_slots(&x, 0, S);
+	run_slots(s, S, pass1_slots, &x);
 	int rc = first_error(pl, comm, s, x.err, S);
 	if (crc)
 		for (int q = x.q0; q < x.q1; q++)
@@ -470,9 +468,10 @@ typedef struct p2 {
 	int S, stop, bad;
 } p2;
 
-/* Pass 2's drops over slots [qa, qb). */
-static void pass2_slots(p2 *x, int qa, int qb)
+/* Pass 2's drops over slots [qa, qb) (x: a p2). */
+static void pass2_slots(void *arg, int qa, int qb)
 {
+	p2 *x = arg;
 	const plan *pl = x->pl;
 	source *s = x->s;
 	void **res = x->res;
@@ -548,8 +547,6 @@ static void pass2_slots(p2 *x, int qa, int qb)
 	x->bad |= bad;
 }
 
-static void pass2_fn(void *arg, int qa, int qb) { pass2_slots(arg, qa, qb); }
-
 /* Pass 2's drops where every key's place is known from pass 1: slot q's
  * keys of bucket x (of kpart_nhist, part x / nbk's bucket x % nbk) go to
  * [start, start + its pass-1 count) of res[x / nbk], after slot q-1's;
@@ -571,10 +568,7 @@ static int pass2_drop(const plan *pl, kcomm *comm, source *s, void **res, const 
 	}
 	p2 x = {.pl = pl, .s = s, .res = res, .ht = ht, .err = kcalloc((size_t)S, sizeof(rerr)), .H = H, .S = S,
 		.stop = S};
-	if (s->feed)
-		feed_slots(s, S, pass2_fn, &x);
-	else
-		pass2_slots(&x, 0, S);
+	run_slots(s, S, pass2_slots, &x);
 	int rc = first_error(pl, comm, s, x.err, S);
 	*changed |= x.bad;
 	free(x.err);
