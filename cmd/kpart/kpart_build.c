@@ -553,7 +553,7 @@ typedef struct job {
 	kpart_rankinfo *ri;       /* every rank file's figures */
 	uint64_t nnz;
 	double twr, tcsr, tsync;  /* the writing step; of it, CSR and fsync */
-	kgen_ctx gen;             /* kpart -s fed (KBFS_KPART_FEED=1): the generator the passes use */
+	kgen_ctx gen;             /* kpart -s: the generator (a fed source's passes use it throughout) */
 } job;
 
 static int check_grid(job *b)
@@ -642,11 +642,6 @@ static int choose_engine(job *b)
 	return rc;
 }
 
-/* Whether the keys are kept to 32-bit residuals (plan: more buckets, slower
- * passes): when KBFS_KPART_RES32=1 asks for it on any rank (the ablation),
- * or when this host's ranks' keys at 8 bytes (two entries a tuple, the
- * busiest rank's share) would take more than half of its available
- * memory.  The same on every rank (collective). */
 /* Whether kpart -s makes the tuples again for each pass instead of holding
  * them (KBFS_KPART_FEED=1 on every rank; an experiment).  Collective. */
 static int feed_wanted(kcomm *comm)
@@ -657,6 +652,11 @@ static int feed_wanted(kcomm *comm)
 	return on != 0;
 }
 
+/* Whether the keys are kept to 32-bit residuals (plan: more buckets, slower
+ * passes): when KBFS_KPART_RES32=1 asks for it on any rank (the ablation),
+ * or when this host's ranks' keys at 8 bytes (two entries a tuple, the
+ * busiest rank's share) would take more than half of its available
+ * memory.  The same on every rank (collective). */
 static int narrow_keys(job *b)
 {
 	const char *v = getenv("KBFS_KPART_RES32");
@@ -717,9 +717,8 @@ static int open_source(job *b)
 		/* kpart -s: the tuples generated where a staged stream would be,
 		 * and read as a file is; else each rank generates its own slice,
 		 * whose keys are exchanged as a dealt stream's */
-		kgen_ctx g;
 		double t = ktime();
-		if (kgen_init(&g, o->gen))
+		if (kgen_init(&b->gen, o->gen))
 			KBUG("kpart -s with invalid generator parameters");
 		s->name = o->input;
 		/* on the device when the build runs there (KBFS_KPART_GEN=cpu: on
@@ -731,8 +730,6 @@ static int open_source(job *b)
 		if (feed_wanted(b->comm)) {
 			/* KBFS_KPART_FEED=1: no tuples held; every rank makes them
 			 * all again for each pass and keeps its own part's keys */
-			if (kgen_init(&b->gen, o->gen))
-				KBUG("kpart -s with invalid generator parameters");
 			if ((rc = kpart_feed_open(b->comm, gdev, &b->gen, &s->feed)))
 				return rc;
 			s->w = 8; /* the generator's u64 pairs */
@@ -751,7 +748,7 @@ static int open_source(job *b)
 				      (unsigned long long)kpart_feed_chunks(s->feed), gdev ? gdev->base.name : "the CPU");
 			return 0;
 		}
-		if ((rc = kpart_stage_gen(b->comm, gdev, &g, b->idbytes, s, &b->crc, &staged)))
+		if ((rc = kpart_stage_gen(b->comm, gdev, &b->gen, b->idbytes, s, &b->crc, &staged)))
 			return rc;
 		if (staged) {
 			b->stream = 0;
@@ -818,18 +815,16 @@ static int count_keys(job *b)
 	b->ht = kmalloc(kmul(H, (size_t)b->S + 1) * 8); /* slot histograms, pass 2's offsets on one process */
 	int rc = kcomm_agree(b->comm,
 			     kpart_pass1(pl, b->comm, &b->s, b->stream ? NULL : &scrc, b->hist, b->ht, b->S, &b->sl));
-	if (!rc && b->s.feed) {
-		/* made here: the CRC is what kgen's edge file would carry */
-		uint64_t first, n;
-		kpart_slice(b->in.ne, b->me, b->P, &first, &n);
-		b->crc = kcomm_crc32_concat(b->comm, scrc, n * 2 * (uint64_t)b->idbytes);
-		b->in.crc = b->crc;
-		if (b->me == 0)
-			kinfo("the chunks waited for in pass 1: %.3f s", kpart_feed_waited(b->s.feed));
-	} else if (!rc && !b->stream) {
+	if (!rc && !b->stream) {
 		uint64_t first, n; /* the CRC's tuples: this rank's slice */
 		kpart_slice(b->in.ne, b->me, b->P, &first, &n);
-		if (kcomm_crc32_concat(b->comm, scrc, n * 2 * (uint64_t)b->idbytes) != (uint32_t)b->in.crc) {
+		uint32_t all = kcomm_crc32_concat(b->comm, scrc, n * 2 * (uint64_t)b->idbytes);
+		if (b->s.feed) { /* made here: the CRC kgen's edge file would carry */
+			b->crc = all;
+			b->in.crc = all;
+			if (b->me == 0)
+				kinfo("the chunks waited for in pass 1: %.3f s", kpart_feed_waited(b->s.feed));
+		} else if (all != (uint32_t)b->in.crc) {
 			if (b->me == 0)
 				kerror("'%s': edge data checksum mismatch (corrupt file)", b->o->input);
 			rc = KEXIT_DATA;
