@@ -68,6 +68,8 @@ run_ok "KBFS_IO_PIPE=2: kgen -o - | kpart -" sh -c "kgen -q -s 12 -o - | KBFS_IO
 ok "... the file's partition" same_but_source "$T/f-1x1" "$T/pipe2"
 KBFS_IO_PIPE=0 kgen -s 12 -o - 2>"$T/err" | cat >/dev/null
 ok "KBFS_IO_PIPE=0: one warning that names it" grep -q "warning: ignoring KBFS_IO_PIPE='0' (want MiB from 1 to 1024)" "$T/err"
+KBFS_IO_PIPE=+2 kgen -s 12 -o - 2>"$T/err" | cat >/dev/null
+ok "KBFS_IO_PIPE=+2: refused as every number with a sign is (knum)" grep -q "warning: ignoring KBFS_IO_PIPE='+2' (want MiB from 1 to 1024)" "$T/err"
 
 # a compressed stream, and an imported graph (its id map on the way)
 run_ok "kgen -z -o - | kpart -" sh -c "kgen -q -s 12 -z -o - | kpart -q -R 2 -C 2 -o '$T/z' -"

@@ -4,6 +4,7 @@
 #include "kio_internal.h"
 #include "klog.h"
 #include "kmem.h"
+#include "knum.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,10 +112,9 @@ void kio_pipe_grow(int fd)
 	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode))
 		return;
 	/* KBFS_IO_PIPE=N (MiB, 1 to 1024; an experiment): N MiB asked first */
-	const char *v = getenv("KBFS_IO_PIPE");
-	char *end;
-	unsigned long mb = v ? strtoul(v, &end, 10) : 0;
-	if (v && (*end || mb < 1 || mb > 1024)) {
+	const char *v = getenv("KBFS_IO_PIPE"), *end = "";
+	uint64_t mb = 0;
+	if (v && (knum_u64(v, &end, &mb) != KNUM_OK || *end || mb < 1 || mb > 1024)) {
 		kwarn("ignoring KBFS_IO_PIPE='%s' (want MiB from 1 to 1024)", v);
 		mb = 0;
 	}
