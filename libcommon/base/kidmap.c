@@ -56,7 +56,7 @@ uint64_t kidmap_build(kidmap *m, const uint64_t *ids, uint64_t n)
 		for (uint64_t k = 0; k < n; k++)
 			if (ids[k] != KIDMAP_NONE && d[ids[k]] != k && d[ids[k]] < first)
 				first = d[ids[k]];
-		return first == UINT64_MAX ? dup : ids[first];
+		return first == UINT64_MAX ? KIDMAP_NONE : ids[first];
 	}
 	m->pairs = kmalloc(kmul((size_t)have, 16));
 	for (uint64_t k = 0; k < n; k++)
