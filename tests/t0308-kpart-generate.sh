@@ -35,7 +35,7 @@ for g in 1x1 2x1 1x2 2x2; do
 		for k in 1 2 3 4 5 6; do skip "$g under mpirun: no mpirun"; done
 	fi
 done
-# KBFS_KPART_FEED=1 (an experiment): no tuples held, the graph made again
+# KBFS_KPART_FEED=1 (the default on the GPUs; here the CPU's generator): no tuples held, the graph made again
 # for each pass chunk by chunk (chunks of 5000 edges: 14 of them at scale
 # 12, rounded up to a multiple of the ranks); the edge file's partition
 for g in 1x1 2x1 2x2; do

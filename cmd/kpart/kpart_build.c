@@ -643,11 +643,14 @@ static int choose_engine(job *b)
 }
 
 /* Whether kpart -s makes the tuples again for each pass instead of holding
- * them (KBFS_KPART_FEED=1 on every rank; an experiment).  Collective. */
-static int feed_wanted(kcomm *comm)
+ * them: by default when every rank generates on its GPU (scale 26 on one
+ * H200: kpart -s 18.5 s against 21.0 staged, NOTES.md), else not (the
+ * CPU's threads would make the graph 2P times over); KBFS_KPART_FEED=0 or
+ * 1 decides (0 on any rank: staged; 1 on every rank: fed).  Collective. */
+static int feed_wanted(kcomm *comm, int on_dev)
 {
 	const char *v = getenv("KBFS_KPART_FEED");
-	uint64_t on = v && !strcmp(v, "1");
+	uint64_t on = v && !strcmp(v, "1") ? 1 : v && !strcmp(v, "0") ? 0 : (uint64_t)(on_dev != 0);
 	kcomm_allreduce_u64(comm, &on, 1, KCOMM_MIN);
 	return on != 0;
 }
@@ -727,9 +730,9 @@ static int open_source(job *b)
 		uint64_t on_dev = b->db && o->gdev && !(gv && !strcmp(gv, "cpu"));
 		kcomm_allreduce_u64(b->comm, &on_dev, 1, KCOMM_MIN);
 		kgen_device *gdev = on_dev ? o->gdev : NULL;
-		if (feed_wanted(b->comm)) {
-			/* KBFS_KPART_FEED=1: no tuples held; every rank makes them
-			 * all again for each pass and keeps its own part's keys */
+		if (feed_wanted(b->comm, gdev != NULL)) {
+			/* no tuples held; every rank makes them all again for each
+			 * pass and keeps its own part's keys */
 			if ((rc = kpart_feed_open(b->comm, gdev, &b->gen, &s->feed)))
 				return rc;
 			s->w = 8; /* the generator's u64 pairs */
@@ -743,8 +746,8 @@ static int open_source(job *b)
 			b->pl.keep = b->P > 1 ? b->me : -1;
 			b->st->t_gen = 0;
 			if (b->me == 0)
-				kinfo("the graph made again for each pass in %llu chunks, on %s (KBFS_KPART_FEED=1): no tuples "
-				      "held, every rank keeps its own keys",
+				kinfo("the graph made again for each pass in %llu chunks, on %s (KBFS_KPART_FEED=0: held once "
+				      "instead): no tuples held, every rank keeps its own keys",
 				      (unsigned long long)kpart_feed_chunks(s->feed), gdev ? gdev->base.name : "the CPU");
 			return 0;
 		}

@@ -79,7 +79,7 @@ typedef struct source {
 	const char *name;
 	void *map;     /* the file mapped (mem its slice), else NULL (KBFS_KPART_MMAP=0, or not mappable) */
 	size_t maplen;
-	/* kpart -s with KBFS_KPART_FEED=1: the tuples made again for each pass,
+	/* kpart -s fed (on the GPUs by default, KBFS_KPART_FEED): the tuples made again for each pass,
 	 * chunk after chunk (w 8: the generator's u64 pairs), the chunk being
 	 * read at feedp (its first tuple feed_first); crc_w the id width of the
 	 * bytes the CRC is taken over (kgen's edge file's), 0: w */
@@ -124,7 +124,7 @@ void kpart_gen_tuples(const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes
  * device makes the next; else kpart_gen_tuples.  0 or a KEXIT code. */
 int kpart_gen_slice(kcomm *comm, kgen_device *dev, const kgen_ctx *g, uint64_t first, uint64_t n, int idbytes,
 		    unsigned char *dst, uint32_t *crc);
-/* kpart -s fed chunk by chunk (KBFS_KPART_FEED=1, an experiment): the
+/* kpart -s fed chunk by chunk (the default on the GPUs; KBFS_KPART_FEED): the
  * Kronecker graph g made again for each pass, on dev (opened here, two
  * slots: collective) or on the OpenMP threads, in a multiple of P chunks
  * of at most KGEN_DEVICE_CHUNK tuples (KBFS_KGEN_CHUNK=N: N); no tuples

@@ -181,7 +181,7 @@ void kpart_estimate_print(FILE *fp, const char *what, const kpart_estimate *e, u
 		kpart_human_bytes(a, sizeof a, e->build_device_bytes));
 	fprintf(fp, "  kpart on the host       up to %s of keys per rank (8 B a kept tuple end; half with 32-bit "
 		    "residuals), and the tuples once, %s (a file's pages, a stream or -s in shared memory; "
-		    "none with -s and KBFS_KPART_FEED=1)\n",
+		    "none with -s on the GPUs)\n",
 		kpart_human_bytes(a, sizeof a, e->build_keys_bytes), kpart_human_bytes(b, sizeof b, e->build_tuples_bytes));
 	fprintf(fp, "  (upper estimates from the sizes alone: every tuple stored twice%s; kbfs --dry-run on "
 		    "the partition gives the exact plan)\n",
