@@ -103,6 +103,8 @@ typedef struct kgpu_opts {
 			       * its unreached entries put right after the levels, from OWNVIS and a
 			       * bitmap of the owned vertices without edges (the peer transport), or
 			       * not at all where the row's reduction writes all of it (the others) */
+	int sym;              /* a 1x1 grid's block, symmetric, kept once: the CSR is the CSC (colidx =
+			       * rowidx, rowptr = colptr; default 1, KBFS_CUDA_SYM=0 keeps both) */
 } kgpu_opts;
 
 /* Defaults.  Test hooks from the environment (for exercising rare paths on
@@ -131,6 +133,7 @@ static inline void kgpu_opts_base(kgpu_opts *o)
 	o->peer = 1;
 	o->tdeg_batch = 8;
 	o->pred_finish = 1;
+	o->sym = 1;
 }
 /* "lb" -> KGPU_K_LB ...; -1 when unknown. */
 int kgpu_kernel_parse(const char *name);

@@ -11,6 +11,13 @@
 // file whose CRCs were made right) raises a flag and drops the extra
 // entries, never writing outside its row; as the rows' counts add up to
 // nnz, no row over full means every row exactly full.
+//
+// A 1x1 block is symmetric (kpart stores each edge both ways, its rows and
+// columns are the same vertices): its CSR is its CSC, nothing is made, and
+// kgpu_sym_check only sums a hash of each entry (r, c) and of (c, r) over
+// the entries, one streaming pass: the sums differ when an entry lacks its
+// mirror (barring a collision of 64-bit sums), so a rank file whose CRCs
+// were made right over an asymmetric block is still refused.
 #include "kgpu_internal.cuh"
 
 #include <cub/device/device_segmented_sort.cuh>
@@ -121,7 +128,77 @@ template <typename Idx, typename Off> int build(kgpu_state *st)
 	return 0;
 }
 
+// a hash of the ordered pair (a, b): h(a, b) != h(b, a) in general
+__device__ __forceinline__ u64 pair_hash(u64 a, u64 b)
+{
+	u64 x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 29;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 32);
+}
+
+// sum[0] += h(r, c), sum[1] += h(c, r) over every entry (r in column c):
+// equal sums (mod 2^64) for a symmetric block, a warp a column
+template <typename Idx, typename Off>
+__global__ void k_symsum(const Off *__restrict__ colptr, const Idx *__restrict__ rowidx, u64 ncols, ull *sum)
+{
+	const u64 lane = threadIdx.x & 31, warps = (u64)gridDim.x * blockDim.x / 32;
+	u64 a = 0, b = 0;
+	for (u64 c = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / 32; c < ncols; c += warps) {
+		const u64 end = colptr[c + 1];
+		for (u64 k = colptr[c] + lane; k < end; k += 32) {
+			const u64 r = rowidx[k];
+			a += pair_hash(r, c);
+			b += pair_hash(c, r);
+		}
+	}
+	for (int o = 16; o > 0; o /= 2) {
+		a += __shfl_xor_sync(KGPU_FULL, a, o);
+		b += __shfl_xor_sync(KGPU_FULL, b, o);
+	}
+	if (lane == 0 && (a | b)) {
+		atomicAdd(&sum[0], (ull)a);
+		atomicAdd(&sum[1], (ull)b);
+	}
+}
+
+template <typename Idx, typename Off> int sym_check(kgpu_state *st)
+{
+	const kgpu_geom &g = st->g;
+	if (!g.nnz)
+		return 0;
+	ull *sum = NULL, h[2] = {0, 0};
+	if (cudaMalloc((void **)&sum, 256) != cudaSuccess) {
+		cudaGetLastError();
+		kerror("cuda: cannot allocate 256 bytes on GPU %d", kgpu_current_gpu());
+		return KEXIT_RESOURCE;
+	}
+	CUDA_CHECK(cudaMemsetAsync(sum, 0, 2 * sizeof *sum, st->s));
+	k_symsum<Idx, Off><<<kgpu_blocks(g.ncols * 32, 256, st->grid), 256, 0, st->s>>>(
+		(const Off *)st->slot[KS_COLPTR], (const Idx *)st->slot[KS_ROWIDX], g.ncols, sum);
+	KGPU_LAUNCHED("k_symsum");
+	CUDA_CHECK(cudaMemcpyAsync(h, sum, sizeof h, cudaMemcpyDeviceToHost, st->s));
+	CUDA_CHECK(cudaStreamSynchronize(st->s));
+	CUDA_CHECK(cudaFree(sum));
+	if (h[0] != h[1]) {
+		kerror("cuda: rank %d: a 1x1 block whose entries are not symmetric (an entry (r, c) without its (c, r): "
+		       "corrupt rank file)",
+		       g.rank);
+		return KEXIT_DATA;
+	}
+	return 0;
+}
+
 } // namespace
+
+int kgpu_sym_check(kgpu_state *st)
+{
+	if (st->g.idx64)
+		return st->g.off64 ? sym_check<u64, u64>(st) : sym_check<u64, u32>(st);
+	return st->g.off64 ? sym_check<u32, u64>(st) : sym_check<u32, u32>(st);
+}
 
 int kgpu_csr_build(kgpu_state *st)
 {

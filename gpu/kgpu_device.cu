@@ -80,6 +80,9 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	v = getenv("KBFS_CUDA_PRED_FINISH");
 	if (v && strcmp(v, "0") == 0)
 		o->pred_finish = 0;
+	v = getenv("KBFS_CUDA_SYM");
+	if (v && strcmp(v, "0") == 0)
+		o->sym = 0;
 	v = getenv("KBFS_CUDA_SPIN_US");
 	if (v && hook_u64("KBFS_CUDA_SPIN_US", v, 0, 100000, "microseconds from 0 to 100000", &n))
 		o->spin_us = (unsigned)n;

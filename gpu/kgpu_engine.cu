@@ -209,14 +209,18 @@ static void upload_u64(kgpu_state *st, void *dst, const u64 *src, u64 n, int wid
 // Buffers that are another buffer's memory on this grid (kgpu_geom).
 static int alias_of(const kgpu_geom *g, int slot)
 {
+	if (slot == KS_COLIDX && g->sym)
+		return KS_ROWIDX;
+	if (slot == KS_ROWPTR && g->sym)
+		return KS_COLPTR;
 	if (slot == KS_BUF0 + KBFS_PRED && g->pred_alias)
 		return KS_BUF0 + KBFS_PL;
 	if (slot == KS_BUF0 + KBFS_COLFRONT && g->colfront_alias)
 		return KS_BUF0 + KBFS_FRONT;
 	if (slot == KS_BUF0 + KBFS_RECV && g->recv_alias)
 		return KS_BUF0 + KBFS_ROWNEXT;
-	if (slot == KS_VCOL && g->R == 1) // the column segment is my block
-		return KS_BUF0 + KBFS_PRED;
+	if (slot == KS_VOWN && g->R == 1) // the column's levels are mine
+		return KS_VLEV;
 	if (slot == KS_VROW && g->C == 1) // the row segment is my block
 		return KS_BUF0 + KBFS_PRED;
 	return -1;
@@ -349,17 +353,29 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 
 	double t0 = ktime();
 	const u64 iw = st->g.idx64 ? 8 : 4;
+	if (st->g.sym && memcmp(b->rowptr, b->colptr, (st->g.nrows + 1) * 8)) {
+		kerror("cuda: rank %d: a 1x1 block whose row offsets differ from its column offsets is not symmetric "
+		       "(corrupt rank file)", st->g.rank);
+		free_all(st);
+		return KEXIT_DATA;
+	}
 	upload_u64(st, st->slot[KS_COLPTR], b->colptr, st->g.ncols + 1, st->g.off64);
-	upload_u64(st, st->slot[KS_ROWPTR], b->rowptr, st->g.nrows + 1, st->g.off64);
+	if (!st->g.sym)
+		upload_u64(st, st->slot[KS_ROWPTR], b->rowptr, st->g.nrows + 1, st->g.off64);
 	upload_u64(st, st->slot[KS_TDEG], b->tdeg, st->g.nb, st->g.tdeg64);
 	// on the engine's stream, finished when they return (staged through
 	// pinned buffers when large): the kernels below come after them
 	kgpu_copy_staged(st->slot[KS_ROWIDX], b->rowidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
-	// the CSR's column indices: made here from the CSC (kbfs's default),
-	// or copied where the host made them (KBFS_CUDA_CSR_DEVICE=0)
-	if (b->colidx)
+	// the CSR's column indices: the CSC's own on a symmetric block (checked
+	// so), else made here from the CSC (kbfs's default), or copied where the
+	// host made them (KBFS_CUDA_CSR_DEVICE=0)
+	if (st->g.sym)
+		rc = kgpu_sym_check(st);
+	else if (b->colidx)
 		kgpu_copy_staged(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
-	else if ((rc = kgpu_csr_build(st))) {
+	else
+		rc = kgpu_csr_build(st);
+	if (rc) {
 		free_all(st);
 		return rc;
 	}
@@ -390,7 +406,8 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	kinfo("cuda: GPU %d: %.2f GiB in device memory (%.2f bytes per directed edge, %s offsets, %s indices), "
 	      "partition copied in %.3f s (column indices %s); kernel %s, bottom-up %s%s, %s", kgpu_current_gpu(),
 	      (plan.total - plan.reserve) / 1073741824.0, plan.bytes_per_edge, st->g.off64 ? "u64" : "u32",
-	      st->g.idx64 ? "u64" : "u32", ktime() - t0, b->colidx ? "copied from the host" : "made on the GPU",
+	      st->g.idx64 ? "u64" : "u32", ktime() - t0,
+	      st->g.sym ? "the CSC's: the block is symmetric" : b->colidx ? "copied from the host" : "made on the GPU",
 	      kgpu_kernel_name(st->o.kernel),
 	      kgpu_bu_kernel_name(st->o.bu_kernel), st->g.bu_first ? " with first probes" : "",
 	      st->o.step_sync ? "a wait after every step" : "one wait a level");
@@ -618,7 +635,12 @@ static void to_device(kbfs_engine *e, void *dst, const void *host, size_t bytes)
 static void *tree_buf(kbfs_engine *e, enum kbfs_axis axis)
 {
 	KASSERT(axis == KBFS_COL || axis == KBFS_ROW);
-	return kgpu_state_of(e)->slot[axis == KBFS_COL ? KS_VCOL : KS_VROW];
+	return kgpu_state_of(e)->slot[axis == KBFS_COL ? KS_VLEV : KS_VROW];
+}
+
+static void tree_pack(kbfs_engine *e, void **src, size_t *bytes)
+{
+	kgpu_tree_pack(kgpu_state_of(e), src, bytes);
 }
 
 static void tree_check(kbfs_engine *e, uint64_t root, uint64_t out[3])
@@ -690,6 +712,7 @@ extern "C" int kgpu_engine_cuda(kbfs_engine *e, const kgpu_opts *o)
 	e->to_device = to_device;
 	e->copy = copy;
 	if (o->validate) {
+		e->tree_pack = tree_pack;
 		e->tree_buf = tree_buf;
 		e->tree_check = tree_check;
 	}

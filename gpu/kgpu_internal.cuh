@@ -111,7 +111,8 @@ struct kgpu_geom {
 	u64 nseg;             // max(R, C): segments WSEND / WRECV hold
 	u64 wire_cap;         // bytes per packed segment
 	int idx64, off64;     // device index and offset widths
-	int tdeg64;           // tdeg kept as u64 (else u32: every tdeg <= ne_input < 2^32)
+	int tdeg64;           // tdeg kept as u64 (else u32: every tdeg < 2^32, the block's largest or ne_input)
+	int sym;              // a 1x1 block kept once: KS_COLIDX is KS_ROWIDX, KS_ROWPTR is KS_COLPTR
 	int pred_alias;       // C == 1: PRED is PL (nrows == nb; the row reduction is a copy)
 	int colfront_alias;   // R == 1: COLFRONT is FRONT (the expand is a copy)
 	int recv_alias;       // C == 1: RECV is ROWNEXT (the fold is a copy)
@@ -138,8 +139,9 @@ enum kgpu_slot {
 	KS_CUB, KS_CNT,
 	KS_RLIST, KS_FLIST, // td_lists: ROWNEXT's words a list level turned nonzero; FRONT's nonzero words
 	KS_LOOP,  // KBFS_CUDA_TD_LOOP: k_td_loop's barrier, decision and level records
-	KS_VCOL, KS_VROW, // validate: packed entries of the columns and rows (PRED itself on an axis of one rank)
-	KS_VLEV, KS_VTREE, KS_VTROW, KS_VOUT, // validate: column levels, tree edges found, tile rows, result
+	KS_VOWN, KS_VROW, // validate: the owned vertices' levels (2 bytes; KS_VLEV on a column of one rank), the
+			  // rows' packed entries (PRED itself on a row of one rank)
+	KS_VLEV, KS_VTREE, KS_VTROW, KS_VOUT, // validate: column levels (gathered), tree edges found, tile rows, result
 	KS_OEMPTY, // pred_finish: nbw words, the owned vertices no search reaches (no tuple; past nb)
 	KS_NSLOT
 };
@@ -204,6 +206,7 @@ struct kgpu_state {
 	cudaEvent_t useg_done; // the last unpack's descriptor upload finished
 	void *slot[KS_NSLOT];  // device memory by plan slot
 	u64 slot_bytes[KS_NSLOT];
+	int vpacked;           // kgpu_tree_pack ran since the last check (it clears the result)
 	size_t cub_bytes;
 	kgpu_counters *cnt;    // device
 	kgpu_counters *hcnt;   // pinned host
@@ -275,6 +278,15 @@ void kgpu_first_build(kgpu_state *st);
 // 0, KEXIT_DATA (the row offsets disagree with the CSC) or KEXIT_RESOURCE
 // after kerror().
 int kgpu_csr_build(kgpu_state *st);
+// g.sym: the block copied once serves as both orientations; 0 when it is
+// symmetric (the row offsets equal the column offsets, checked by the
+// caller on the host, and every entry (r, c) has its (c, r): the sums of a
+// hash of (r, c) and of (c, r) over the entries agree), else KEXIT_DATA
+// after kerror
+int kgpu_sym_check(kgpu_state *st);
+// the tree check's first step (kengine.h tree_pack): PRED's levels into
+// KS_VOWN, what the column gathers into KS_VLEV
+void kgpu_tree_pack(kgpu_state *st, void **src, size_t *bytes);
 // CUB temporary bytes each module needs at most.
 size_t kgpu_td_cub_bytes(const kgpu_geom *g);
 size_t kgpu_codec_cub_bytes(const kgpu_geom *g);

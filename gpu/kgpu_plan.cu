@@ -46,7 +46,18 @@ void kgpu_geom_init(kgpu_geom *g, const kpart_block *b, const kbfs_engine_conf *
 		KBUG("wire_cap %llu below the bitmap size %llu", (ull)g->wire_cap, (ull)(g->nbw * 8));
 	g->idx64 = b->idx64 != 0;
 	g->off64 = o->off64 || g->nnz >= 0xffffffffull;
-	g->tdeg64 = !(b->ne_input && b->ne_input < 0xffffffffull);
+	// tdeg as u32 when every entry fits: always when the input has fewer
+	// than 2^32 tuples, else when the block's largest does (scale 28 and up)
+	g->tdeg64 = 0;
+	if (!(b->ne_input && b->ne_input < 0xffffffffull)) {
+		u64 most = 0;
+		for (u64 k = 0; b->tdeg && k < g->nb; k++)
+			most = b->tdeg[k] > most ? b->tdeg[k] : most;
+		g->tdeg64 = !b->tdeg || most >= 0xffffffffull;
+	}
+	// a 1x1 block is symmetric (kpart stores each edge both ways, rows and
+	// columns the same ids): its CSR is its CSC, kept once
+	g->sym = o->sym && g->R == 1 && g->C == 1;
 	g->pred_alias = g->C == 1;
 	g->colfront_alias = g->R == 1;
 	g->recv_alias = g->C == 1;
@@ -79,8 +90,8 @@ void kgpu_plan_fill(const kgpu_geom *g, kgpu_plan_t *p)
 						       "XRECV", "PL",     "PRED",  "WSEND",    "WRECV"};
 	put(p, KS_COLPTR, "colptr", (g->ncols + 1) * ow);
 	put(p, KS_ROWIDX, "rowidx", g->nnz * iw);
-	put(p, KS_ROWPTR, "rowptr", (g->nrows + 1) * ow);
-	put(p, KS_COLIDX, "colidx", g->nnz * iw);
+	put(p, KS_ROWPTR, g->sym ? "rowptr=colptr" : "rowptr", g->sym ? 0 : (g->nrows + 1) * ow);
+	put(p, KS_COLIDX, g->sym ? "colidx=rowidx" : "colidx", g->sym ? 0 : g->nnz * iw);
 	put(p, KS_TDEG, "tdeg", g->nb * (g->tdeg64 ? 8 : 4));
 	for (int k = 0; k < KBFS_NBUF; k++) {
 		u64 n = 0;
@@ -124,7 +135,7 @@ void kgpu_plan_fill(const kgpu_geom *g, kgpu_plan_t *p)
 	put(p, KS_FLIST, "td.frontlist", (KGPU_LIST_CAP + 1) * 4);
 	put(p, KS_LOOP, "td.loop", sizeof(kgpu_loop));
 	const int v = g->validate;
-	put(p, KS_VCOL, g->R == 1 ? "val.cols=PRED" : "val.cols", v && g->R > 1 ? g->ncols * 8 : 0);
+	put(p, KS_VOWN, g->R == 1 ? "val.own=levels" : "val.own", v && g->R > 1 ? g->nb * 2 : 0);
 	put(p, KS_VROW, g->C == 1 ? "val.rows=PRED" : "val.rows", v && g->C > 1 ? g->nrows * 8 : 0);
 	put(p, KS_VLEV, "val.levels", v ? g->ncols * 2 : 0);
 	put(p, KS_VTREE, "val.tree", v ? g->roww * 8 : 0);

@@ -21,7 +21,9 @@
 // here: the caller hands the entries to kval on the host, which decides and
 // names it as kvalidate would.
 //
-// Work: one pass over the levels of the columns (packed u64 -> u16), one
+// Work: one pass over the levels of the owned vertices (packed u64 -> u16,
+// kgpu_tree_pack, before the column gathers them: 2 bytes a column, not
+// 8), one
 // pass over the CSR entries in tiles of KGPU_VTILE (the rows a tile spans
 // come from a table built at set-up, their offsets and levels are staged in
 // shared memory, and each entry finds its row there by binary search), one
@@ -41,13 +43,14 @@ struct vout {
 	ull miss, reached, tdeg;
 };
 
-// lev[c] = level of column c (UNR unreached); a parent out of range or a
-// level the u16 cannot hold with room for d + 1 is a miss.
-__global__ void k_vlev(const u64 *__restrict__ col, uint16_t *__restrict__ lev, u64 ncols, u64 N, vout *out)
+// lev[v] = level of owned vertex v (UNR unreached); a parent out of range
+// or a level the u16 cannot hold with room for d + 1 is a miss.  The
+// column then gathers the levels (2 bytes a vertex, not PRED's 8).
+__global__ void k_vlev(const u64 *__restrict__ pred, uint16_t *__restrict__ lev, u64 nb, u64 N, vout *out)
 {
 	u32 miss = 0;
-	for (u64 c = blockIdx.x * (u64)blockDim.x + threadIdx.x; c < ncols; c += (u64)gridDim.x * blockDim.x) {
-		u64 e = col[c];
+	for (u64 c = blockIdx.x * (u64)blockDim.x + threadIdx.x; c < nb; c += (u64)gridDim.x * blockDim.x) {
+		u64 e = pred[c];
 		u32 l = UNR;
 		if (e != KBFS_NONE) {
 			l = (u32)(e >> KBFS_PARENT_BITS);
@@ -179,13 +182,12 @@ template <typename Idx, typename Off> void check(kgpu_state *st, u64 root, u64 o
 	const kgpu_geom &g = st->g;
 	cudaStream_t s = kgpu_queue(st);
 	vout *out = (vout *)st->slot[KS_VOUT];
-	const u64 *col = (const u64 *)st->slot[KS_VCOL], *row = (const u64 *)st->slot[KS_VROW];
-	uint16_t *lev = (uint16_t *)st->slot[KS_VLEV];
+	const u64 *row = (const u64 *)st->slot[KS_VROW];
+	const uint16_t *lev = (const uint16_t *)st->slot[KS_VLEV];
 	u64 *tree = (u64 *)st->slot[KS_VTREE];
-	CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof *out, s));
+	KASSERT(st->vpacked); // kgpu_tree_pack cleared out and found the levels' misses
+	st->vpacked = 0;
 	CUDA_CHECK(cudaMemsetAsync(tree, 0, g.roww * 8, s));
-	k_vlev<<<kgpu_blocks(g.ncols, 256, st->grid), 256, 0, s>>>(col, lev, g.ncols, g.N, out);
-	KGPU_LAUNCHED("k_vlev");
 	if (g.nnz) {
 		const u64 nt = g.vtiles;
 		k_vedges<Idx, Off><<<(int)(nt < (u64)st->grid ? nt : (u64)st->grid), VT_THREADS, 0, s>>>(
@@ -220,6 +222,20 @@ template <typename Off> void trow_build(kgpu_state *st)
 } // namespace
 
 size_t kgpu_valid_out_bytes(void) { return sizeof(vout); }
+
+void kgpu_tree_pack(kgpu_state *st, void **src, size_t *bytes)
+{
+	const kgpu_geom &g = st->g;
+	cudaStream_t s = kgpu_queue(st);
+	vout *out = (vout *)st->slot[KS_VOUT];
+	uint16_t *own = (uint16_t *)st->slot[KS_VOWN]; // KS_VLEV itself on a column of one rank
+	CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof *out, s));
+	k_vlev<<<kgpu_blocks(g.nb, 256, st->grid), 256, 0, s>>>((const u64 *)kgpu_buf(st, KBFS_PRED), own, g.nb, g.N, out);
+	KGPU_LAUNCHED("k_vlev");
+	st->vpacked = 1;
+	*src = own;
+	*bytes = (size_t)g.nb * 2;
+}
 
 void kgpu_valid_setup(kgpu_state *st)
 {

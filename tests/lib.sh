@@ -154,14 +154,19 @@ same_depths() {
 # kpart_rows DIR RANKFILE PERL: rank file RANKFILE of partition DIR (format 2:
 # colptr, rowidx, rowptr, tdeg, orig; 4-byte offsets and indices) with its
 # row offsets @r changed by PERL, every checksum made right again (kpart(5))
-kpart_rows() {
+kpart_rows() { kpart_array rowptr "$@"; }
+# kpart_rowidx DIR FILE CODE: the same for the CSC's row indices (@r, nnz
+# entries)
+kpart_rowidx() { kpart_array rowidx "$@"; }
+kpart_array() {
 	perl -MCompress::Zlib -e '
-		my ($d, $f, $code) = @ARGV; local $/;
+		my ($which, $d, $f, $code) = @ARGV; local $/;
 		open(my $m, "<", "$d/manifest") or die; my $man = <$m>; close $m;
 		my ($N) = $man =~ /^N = (\d+)$/m; my ($R) = $man =~ /^R = (\d+)$/m; my ($C) = $man =~ /^C = (\d+)$/m;
 		my ($k) = $f =~ /rank-(\d+)/; my ($nnz) = $man =~ /^rank\.$k\.nnz = (\d+)$/m or die;
 		open(my $r, "<:raw", "$d/$f") or die; my $b = <$r>; close $r;
 		my $at = 96 + 4 * ($N / $C + 1) + 4 * $nnz, $n = $N / $R + 1;
+		($at, $n) = (96 + 4 * ($N / $C + 1), $nnz) if $which eq "rowidx";
 		my @r = unpack("V*", substr($b, $at, 4 * $n));
 		eval $code; die $@ if $@;
 		substr($b, $at, 4 * $n) = pack("V*", @r);

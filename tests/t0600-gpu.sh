@@ -47,6 +47,9 @@ for g in $RARE; do
 		prun "$g" env KBFS_CUDA_OFF64=1 "$TB/test_engine" --configs quick --roots 3 "$P12"
 	sub_tap "engine $g: the CSR's column indices made on the GPU (--csr-device): every level record equal" \
 		prun "$g" "$TB/test_engine" --csr-device --configs quick --roots 3 "$P12"
+	[ "$g" != 1x1 ] ||
+		sub_tap "engine 1x1: both orientations kept, the column indices made on the GPU (KBFS_CUDA_SYM=0)" \
+			prun "$g" env KBFS_CUDA_SYM=0 "$TB/test_engine" --csr-device --configs quick --roots 3 "$P12"
 	sub_tap "engine $g: the same with u64 offsets on the device" \
 		prun "$g" env KBFS_CUDA_OFF64=1 "$TB/test_engine" --csr-device --configs quick --roots 3 --kernels lb "$P12"
 	sub_tap "engine $g: the partition copied through pinned buffers of 4000 bytes (KBFS_CUDA_STAGED=4000)" \
@@ -158,24 +161,57 @@ kb_host() { KBFS_CUDA_CSR_DEVICE=0 kb "$@"; }
 for g in $GRIDS; do
 	part 13 "$g"
 	rm -rf "$T/d"
-	run_ok "kbfs cuda $g scale 13: by default, column indices made on the GPU, 8 trees validate" \
-		kb "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
-	ok "... -v says they were made on the GPU" grep -q "column indices made on the GPU" "$T/err"
+	if [ "$g" = 1x1 ]; then
+		# a 1x1 block is symmetric: its CSC serves as the CSR, kept once
+		run_ok "kbfs cuda 1x1 scale 13: by default, the block kept once (symmetric), 8 trees validate" \
+			kb "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+		ok "... -v says the column indices are the CSC's" grep -q "column indices the CSC's: the block is symmetric" "$T/err"
+		ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
+		kbfs --engine cuda --dry-run "$PART" >"$T/dry" 2>&1
+		ok "... --dry-run plans no second orientation" grep -Eq '^ +colidx=rowidx +0 ' "$T/dry"
+		rm -rf "$T/d"
+		run_ok "kbfs cuda 1x1 scale 13: KBFS_CUDA_SYM=0, column indices made on the GPU, 8 trees validate" \
+			env KBFS_CUDA_SYM=0 kbfs --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+		ok "... -v says they were made on the GPU" grep -q "column indices made on the GPU" "$T/err"
+	else
+		run_ok "kbfs cuda $g scale 13: by default, column indices made on the GPU, 8 trees validate" \
+			kb "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+		ok "... -v says they were made on the GPU" grep -q "column indices made on the GPU" "$T/err"
+	fi
 	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
 	rm -rf "$T/d"
 	run_ok "kbfs cuda $g scale 13: KBFS_CUDA_CSR_DEVICE=0, 8 trees validate" \
 		kb_host "$g" --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
-	ok "... -v says they were copied from the host" grep -q "column indices copied from the host" "$T/err"
+	if [ "$g" = 1x1 ]; then
+		ok "... -v says the CSC's serve (symmetric block)" grep -q "column indices the CSC's: the block is symmetric" "$T/err"
+	else
+		ok "... -v says they were copied from the host" grep -q "column indices copied from the host" "$T/err"
+	fi
 	ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
 done
+part 13 1x1
+rm -rf "$T/d"
+run_ok "kbfs cuda 1x1 scale 13: KBFS_CUDA_SYM=0 KBFS_CUDA_CSR_DEVICE=0, 8 trees validate" \
+	env KBFS_CUDA_SYM=0 KBFS_CUDA_CSR_DEVICE=0 kbfs --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+ok "... -v says they were copied from the host" grep -q "column indices copied from the host" "$T/err"
+ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
 # row offsets that disagree with the CSC, every checksum right: the GPU's
 # scatter finds a row over full (the default), the host's transpose
 # (KBFS_CUDA_CSR_DEVICE=0) the same
 part 12 1x1
 rm -rf "$T/badrows" && cp -r "$PART" "$T/badrows"
 kpart_rows "$T/badrows" rank-00000.kpart 'for my $i (1 .. $#r - 1) { if ($r[$i] < $r[$i + 1]) { $r[$i]++; last } }'
-must_fail 1 "row offsets that disagree with the CSC: the GPU refuses them" kbfs --engine cuda -r 1 "$T/badrows"
+must_fail 1 "row offsets that disagree with the CSC: the GPU refuses them (1x1: not the column offsets)" \
+	kbfs --engine cuda -r 1 "$T/badrows"
+stderr_has "row offsets differ from its column offsets is not symmetric (corrupt rank file)" "... saying so"
+KBFS_CUDA_SYM=0 must_fail 1 "... KBFS_CUDA_SYM=0: the GPU's scatter refuses them" kbfs --engine cuda -r 1 "$T/badrows"
 stderr_has "the row offsets disagree with the rows of the columns (corrupt rank file)" "... saying so"
+# a 1x1 block with one entry moved (row offsets right, every checksum
+# right): no longer symmetric, refused by the GPU's check of it
+rm -rf "$T/asym" && cp -r "$PART" "$T/asym"
+kpart_rowidx "$T/asym" rank-00000.kpart 'for my $i (0 .. $#r - 1) { if ($r[$i] + 1 < $r[$i + 1]) { $r[$i]++; last } }'
+must_fail 1 "a 1x1 block with an entry without its mirror: refused" kbfs --engine cuda -r 1 "$T/asym"
+stderr_has "a 1x1 block whose entries are not symmetric" "... saying so"
 KBFS_CUDA_CSR_DEVICE=0 must_fail 1 "... and the host, with KBFS_CUDA_CSR_DEVICE=0" kbfs --engine cuda -r 1 "$T/badrows"
 stderr_has "rank-00000.kpart': the row offsets disagree with the rows of the columns" "... naming the file"
 # the input's own order (kpart --relabel none) and the step-by-step waits, every grid, scale 12

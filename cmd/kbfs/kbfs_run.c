@@ -241,8 +241,9 @@ static void tree_to_engine(kbfs_run *r)
 	e->sync(e);
 }
 
-/* The engine's check of the tree (kengine.h tree_check): the columns' and
- * rows' entries gathered where the engine keeps them, the check, and the
+/* The engine's check of the tree (kengine.h tree_check): the columns'
+ * claims (packed by the engine) and the rows' entries gathered where the
+ * engine keeps them, the check, and the
  * verdict over the ranks.  1 when every rank passed and the edge count is
  * the claimed one (the tree is valid), 0 when kval must decide. */
 static int device_check(kbfs_run *r, const kbfs_root *rt, uint64_t claimed)
@@ -252,9 +253,12 @@ static int device_check(kbfs_run *r, const kbfs_root *rt, uint64_t claimed)
 	void *pred = e->buf(e, KBFS_PRED);
 	for (int a = 0; a < 2; a++) {
 		enum kbfs_axis ax = a ? KBFS_ROW : KBFS_COL;
-		void *dst = e->tree_buf(e, ax);
-		if (dst != pred)
-			r->tr.allgather(&r->tr, ax, pred, nb8, dst);
+		void *dst = e->tree_buf(e, ax), *src = pred;
+		size_t bytes = nb8;
+		if (ax == KBFS_COL)
+			e->tree_pack(e, &src, &bytes);
+		if (dst != src)
+			r->tr.allgather(&r->tr, ax, src, bytes, dst);
 	}
 	uint64_t red[3];
 	e->tree_check(e, rt->internal, red);

@@ -49,7 +49,8 @@ int kpart_grid_init(kpart_grid *g, uint64_t nv, int R, int C)
 uint64_t kpart_device_bytes(const kpart_grid *g, uint64_t nnz, int idx64)
 {
 	uint64_t ncols = g->N / (uint64_t)g->C, nrows = g->N / (uint64_t)g->R;
-	return 8 * (ncols + 1) + 8 * (nrows + 1) + 2 * nnz * (idx64 ? 8 : 4) /* CSC + CSR */
+	uint64_t ways = g->R == 1 && g->C == 1 ? 1 : 2; /* a 1x1 block, symmetric, is kept once */
+	return ways * 8 * (ncols + 1) + ways * nnz * (idx64 ? 8 : 4)     /* CSC (+ CSR) */
 	       + 8 * g->nb                                                    /* tdeg */
 	       + 4 * (ncols / 8) + 4 * (nrows / 8)                            /* 8 bitmaps */
 	       + 4 * 8 * g->nb;                                               /* 4 nb-sized u64 arrays */

@@ -292,7 +292,9 @@ int kpart_dump(const char *dir, FILE *out, int layout);
 
 /* ---- reports ---- */
 /* Device bytes kbfs needs on one rank (kpart(5) gives the formula):
- *   8*(ncols+1) + 8*(nrows+1) + 2*nnz*w   CSC + CSR, w = 4 or 8
+ *   8*(ncols+1) + 8*(nrows+1) + 2*nnz*w   CSC + CSR, w = 4 or 8 (on a 1x1
+ *                                          grid the symmetric block once:
+ *                                          8*(ncols+1) + nnz*w)
  *   + 8*nb                                 tdeg
  *   + 4*ncols/8 + 4*nrows/8                 8 bitmaps (4 of N/C, 4 of N/R bits)
  *   + 4*8*nb                                4 nb-sized u64 arrays */

@@ -234,12 +234,16 @@ struct kbfs_engine {
 	/* Validation where the block lives (optional: NULL when the engine
 	 * has none, or was set up without it; the caller then validates on
 	 * the host with kval).  After a search and its predecessor reduction
-	 * (PRED final), the caller fills tree_buf(e, KBFS_COL) with the
-	 * packed entries of the block's R*nb columns (column segment r =
-	 * PRED of P(r,j): an allgather of PRED over the column) and
-	 * tree_buf(e, KBFS_ROW) with those of its C*nb rows (row segment m =
-	 * PRED of P(i,m)); on an axis of one rank tree_buf returns PRED
-	 * itself and there is nothing to gather.  tree_check then runs this
+	 * (PRED final), the caller calls tree_pack(e, &src, &bytes): the
+	 * engine makes, in its own memory, what this rank contributes to the
+	 * column's claims (src, bytes: the CUDA engine's is each owned
+	 * vertex's level in 2 bytes, its parent's range checked there), and
+	 * the caller gathers it over the column into tree_buf(e, KBFS_COL)
+	 * (R*bytes, segment r from P(r,j); nothing to gather when src is
+	 * tree_buf(e, KBFS_COL) itself, on a column of one rank).  It fills
+	 * tree_buf(e, KBFS_ROW) with the packed entries of its C*nb rows (row
+	 * segment m = PRED of P(i,m)), or nothing when that is PRED itself
+	 * (a row of one rank).  tree_check then runs this
 	 * rank's share of kval_partition_packed's test of the claimed levels
 	 * (kval.h) on them and waits: out[0] = 1 when a check failed here
 	 * (0 otherwise), out[1] = reached owned vertices, out[2] = the sum
@@ -247,6 +251,7 @@ struct kbfs_engine {
 	 * pass on every rank, with out[2] summed over the ranks equal to
 	 * twice the claimed edge count, proves the tree valid; anything else
 	 * is for kval to decide and name. */
+	void (*tree_pack)(kbfs_engine *e, void **src, size_t *bytes);
 	void *(*tree_buf)(kbfs_engine *e, enum kbfs_axis axis);
 	void (*tree_check)(kbfs_engine *e, uint64_t root, uint64_t out[3]);
 };

@@ -454,6 +454,12 @@ static void test_inputs(void)
 		uint64_t d = kpart_device_bytes(&g, 1000, 0);
 		uint64_t want = 8 * (g.N / 2 + 1) * 2 + 8000 + 8 * g.nb + 4 * (g.N / 2 / 8) * 2 + 32 * g.nb;
 		is_u64(d, want, "device bytes follow the documented formula");
+		kpart_grid g1 = g;
+		g1.R = g1.C = 1;
+		g1.nb = g.N;
+		is_u64(kpart_device_bytes(&g1, 1000, 0),
+		       8 * (g.N + 1) + 4000 + 8 * g.N + 4 * (g.N / 8) * 2 + 32 * g.N,
+		       "... on 1x1 the symmetric block once");
 		kpart_manifest_free(&m);
 	}
 	free(vals);
