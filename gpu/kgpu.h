@@ -104,7 +104,7 @@ typedef struct kgpu_opts {
 			       * bitmap of the owned vertices without edges (the peer transport), or
 			       * not at all where the row's reduction writes all of it (the others) */
 	int sym;              /* a 1x1 grid's block, symmetric, kept once: the CSR is the CSC (colidx =
-			       * rowidx, rowptr = colptr; default 1, KBFS_CUDA_SYM=0 keeps both) */
+			       * rowidx, rowptr = colptr; default 1, KBFS_SYM=0 keeps both) */
 } kgpu_opts;
 
 /* Defaults.  Test hooks from the environment (for exercising rare paths on

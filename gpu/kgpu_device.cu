@@ -80,7 +80,7 @@ extern "C" void kgpu_opts_default(kgpu_opts *o)
 	v = getenv("KBFS_CUDA_PRED_FINISH");
 	if (v && strcmp(v, "0") == 0)
 		o->pred_finish = 0;
-	v = getenv("KBFS_CUDA_SYM");
+	v = getenv("KBFS_SYM");
 	if (v && strcmp(v, "0") == 0)
 		o->sym = 0;
 	v = getenv("KBFS_CUDA_SPIN_US");

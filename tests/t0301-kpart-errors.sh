@@ -118,9 +118,26 @@ done
 # transpose of the CSC disagrees (kstat reads no arrays: the CRC is right)
 rm -r "$T/b" && cp -r "$T/q" "$T/b"
 kpart_rows "$T/b" rank-00000.kpart 'for my $i (1 .. $#r - 1) { if ($r[$i] < $r[$i + 1]) { $r[$i]++; last } }'
+# (and with KBFS_SYM=0: the 1x1 block transposed as any other, whose row
+# counts then disagree)
 for p in "kpart --check" "kbfs --engine cpu -r 1" "kvalidate"; do
-	must_fail 1 "row offsets that disagree with the CSC, checksums right: $p" $p "$T/b" $(args "$p")
-	stderr_has "rank-00000.kpart': the row offsets disagree with the rows of the columns (corrupt rank file)" "... names the file and the problem"
+	for sym in 1 0; do
+		KBFS_SYM=$sym must_fail 1 "row offsets that disagree with the CSC, checksums right, KBFS_SYM=$sym: $p" \
+			$p "$T/b" $(args "$p")
+		stderr_has "rank-00000.kpart': the row offsets disagree with the rows of the columns (corrupt rank file)" \
+			"... names the file and the problem"
+	done
+done
+# one entry of a column moved to the next row, the offsets and every
+# checksum right: the 1x1 block is no longer symmetric (an entry without
+# its mirror); with KBFS_SYM=0 the transpose's row counts disagree
+rm -r "$T/b" && cp -r "$T/q" "$T/b"
+kpart_rowidx "$T/b" rank-00000.kpart 'for my $i (0 .. $#r - 1) { if ($r[$i] + 1 < $r[$i + 1]) { $r[$i]++; last } }'
+for p in "kpart --check" "kbfs --engine cpu -r 1" "kvalidate"; do
+	must_fail 1 "an entry without its mirror in a 1x1 block, checksums right: $p" $p "$T/b" $(args "$p")
+	stderr_has "rank-00000.kpart': a 1x1 block whose entries are not symmetric (an entry (r, c) without its (c, r): corrupt rank file)" "... names the file and the problem"
+	KBFS_SYM=0 must_fail 1 "... KBFS_SYM=0: $p" $p "$T/b" $(args "$p")
+	stderr_has "rank-00000.kpart': the row offsets disagree with the rows of the columns (corrupt rank file)" "... the transpose's row counts"
 done
 rm -r "$T/b" && cp -r "$T/q" "$T/b"
 kpart_rows "$T/b" rank-00000.kpart '$r[$#r]--'

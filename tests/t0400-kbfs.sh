@@ -247,4 +247,18 @@ must_fail 1 "KBFS_LOAD_MMAP=1: the rank file cut short under the mapping" \
 stderr_has "rank-00000.kpart': the rank file was cut short while in use" "... says so"
 rm -rf "$T/cut"
 
+# a 1x1 block is symmetric: its CSC serves as its CSR, checked, no
+# transpose; KBFS_SYM=0 transposes it as on any grid: the same depths
+rm -rf "$T/ds0" "$T/ds1"
+run_ok "1x1: the symmetric block kept once, every tree validates" kbfs -v "$T/p10-1x1" -n 4 --depth-out "$T/ds1"
+stderr_has "rank-00000.kpart': the block is symmetric (checked in" "... -v says so"
+run_ok "1x1, KBFS_SYM=0: every tree validates" env KBFS_SYM=0 kbfs -v "$T/p10-1x1" -n 4 --depth-out "$T/ds0"
+stderr_has "rank-00000.kpart': column indices made from the CSC in" "... -v says they were made"
+ok "... the same depths" same_depths "$T/ds0" "$T/ds1"
+rm -rf "$T/ds1"
+run_ok "1x1 with KBFS_LOAD_MMAP=1: the mapped row indices serve both ways" \
+	env KBFS_LOAD_MMAP=1 kbfs -v "$T/p10-1x1" -n 4 --depth-out "$T/ds1"
+ok "... the same depths" same_depths "$T/ds0" "$T/ds1"
+rm -rf "$T/ds0" "$T/ds1"
+
 done_testing

@@ -48,8 +48,8 @@ for g in $RARE; do
 	sub_tap "engine $g: the CSR's column indices made on the GPU (--csr-device): every level record equal" \
 		prun "$g" "$TB/test_engine" --csr-device --configs quick --roots 3 "$P12"
 	[ "$g" != 1x1 ] ||
-		sub_tap "engine 1x1: both orientations kept, the column indices made on the GPU (KBFS_CUDA_SYM=0)" \
-			prun "$g" env KBFS_CUDA_SYM=0 "$TB/test_engine" --csr-device --configs quick --roots 3 "$P12"
+		sub_tap "engine 1x1: both orientations kept, the column indices made on the GPU (KBFS_SYM=0)" \
+			prun "$g" env KBFS_SYM=0 "$TB/test_engine" --csr-device --configs quick --roots 3 "$P12"
 	sub_tap "engine $g: the same with u64 offsets on the device" \
 		prun "$g" env KBFS_CUDA_OFF64=1 "$TB/test_engine" --csr-device --configs quick --roots 3 --kernels lb "$P12"
 	sub_tap "engine $g: the partition copied through pinned buffers of 4000 bytes (KBFS_CUDA_STAGED=4000)" \
@@ -170,8 +170,8 @@ for g in $GRIDS; do
 		kbfs --engine cuda --dry-run "$PART" >"$T/dry" 2>&1
 		ok "... --dry-run plans no second orientation" grep -Eq '^ +colidx=rowidx +0 ' "$T/dry"
 		rm -rf "$T/d"
-		run_ok "kbfs cuda 1x1 scale 13: KBFS_CUDA_SYM=0, column indices made on the GPU, 8 trees validate" \
-			env KBFS_CUDA_SYM=0 kbfs --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+		run_ok "kbfs cuda 1x1 scale 13: KBFS_SYM=0, column indices made on the GPU, 8 trees validate" \
+			env KBFS_SYM=0 kbfs --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
 		ok "... -v says they were made on the GPU" grep -q "column indices made on the GPU" "$T/err"
 	else
 		run_ok "kbfs cuda $g scale 13: by default, column indices made on the GPU, 8 trees validate" \
@@ -191,8 +191,8 @@ for g in $GRIDS; do
 done
 part 13 1x1
 rm -rf "$T/d"
-run_ok "kbfs cuda 1x1 scale 13: KBFS_CUDA_SYM=0 KBFS_CUDA_CSR_DEVICE=0, 8 trees validate" \
-	env KBFS_CUDA_SYM=0 KBFS_CUDA_CSR_DEVICE=0 kbfs --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
+run_ok "kbfs cuda 1x1 scale 13: KBFS_SYM=0 KBFS_CUDA_CSR_DEVICE=0, 8 trees validate" \
+	env KBFS_SYM=0 KBFS_CUDA_CSR_DEVICE=0 kbfs --engine cuda -v -n 8 --depth-out "$T/d" "$PART"
 ok "... -v says they were copied from the host" grep -q "column indices copied from the host" "$T/err"
 ok "... depths equal --engine cpu's" same_depths "$T/d" "$T/cpu13"
 # row offsets that disagree with the CSC, every checksum right: the GPU's
@@ -204,7 +204,7 @@ kpart_rows "$T/badrows" rank-00000.kpart 'for my $i (1 .. $#r - 1) { if ($r[$i] 
 must_fail 1 "row offsets that disagree with the CSC: the GPU refuses them (1x1: not the column offsets)" \
 	kbfs --engine cuda -r 1 "$T/badrows"
 stderr_has "row offsets differ from its column offsets is not symmetric (corrupt rank file)" "... saying so"
-KBFS_CUDA_SYM=0 must_fail 1 "... KBFS_CUDA_SYM=0: the GPU's scatter refuses them" kbfs --engine cuda -r 1 "$T/badrows"
+KBFS_SYM=0 must_fail 1 "... KBFS_SYM=0: the GPU's scatter refuses them" kbfs --engine cuda -r 1 "$T/badrows"
 stderr_has "the row offsets disagree with the rows of the columns (corrupt rank file)" "... saying so"
 # a 1x1 block with one entry moved (row offsets right, every checksum
 # right): no longer symmetric, refused by the GPU's check of it

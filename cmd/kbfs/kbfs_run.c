@@ -271,10 +271,10 @@ static int device_check(kbfs_run *r, const kbfs_root *rt, uint64_t claimed)
  * KEXIT_DATA after kerror(). */
 static int host_csr(kbfs_run *r)
 {
-	if (r->blk.colidx || !kpart_block_csr(&r->blk))
+	int rc = r->blk.colidx ? 0 : kpart_block_csr(&r->blk);
+	if (!rc)
 		return 0;
-	kerror("'%s': rank %d: the row offsets disagree with the rows of the columns (corrupt rank file)", r->dir,
-	       r->rank);
+	kerror("'%s': rank %d: %s", r->dir, r->rank, kpart_csr_error(rc));
 	return KEXIT_DATA;
 }
 

@@ -600,6 +600,8 @@ static int indices_ok(const void *a, int w, uint64_t n, uint64_t lim)
 
 void kpart_block_free(kpart_block *b)
 {
+	if (b->colidx == b->rowidx)
+		b->colidx = NULL;
 	if (b->map) {
 		klog_guard_clear_if(b->map);
 		munmap(b->map, b->maplen);
@@ -608,7 +610,7 @@ void kpart_block_free(kpart_block *b)
 	}
 	free(b->colptr);
 	free(b->rowptr);
-	free(b->colidx);
+	free(b->colidx); /* NULL above where it was rowidx (a 1x1 block) */
 	free(b->tdeg);
 	free(b->orig);
 	memset(b, 0, sizeof *b);
@@ -735,11 +737,16 @@ int kpart_load_flags(const char *dir, const kpart_manifest *m, int rank, kpart_b
 	}
 	if (!(flags & KPART_LOAD_NO_COLIDX)) {
 		double t0 = ktime();
-		if (kpart_block_csr(b)) {
-			kerror("'%s': the row offsets disagree with the rows of the columns (corrupt rank file)", path);
+		int bad = kpart_block_csr(b);
+		if (bad) {
+			kerror("'%s': %s", path, kpart_csr_error(bad));
 			goto fail;
 		}
-		kinfo("'%s': column indices made from the CSC in %.3f s", path, ktime() - t0);
+		if (b->colidx == b->rowidx)
+			kinfo("'%s': the block is symmetric (checked in %.3f s): its CSC serves as its CSR", path,
+			      ktime() - t0);
+		else
+			kinfo("'%s': column indices made from the CSC in %.3f s", path, ktime() - t0);
 	}
 	rc = 0;
 	b->ne_input = m->M;

@@ -223,8 +223,16 @@ enum { KPART_LOAD_NO_COLIDX = 1 };
 int kpart_load_flags(const char *dir, const kpart_manifest *m, int rank, kpart_block *b, int flags);
 /* b->colidx as the transpose of b's CSC (kpart_transpose), checked against
  * b->rowptr: 0, or -1 when they disagree (a corrupt block; b unchanged).
+ * A 1x1 block (unless KBFS_SYM=0) is checked symmetric instead
+ * (kpart_block_symmetric) and colidx is rowidx itself: 0, -1 or -2.
  * b's offsets and indices must be in range (kpart_load checks them). */
 int kpart_block_csr(kpart_block *b);
+/* Whether a square block is symmetric: 0; -1 when rowptr differs from
+ * colptr; -2 when an entry (r, c) lacks its (c, r) (the sums of a hash of
+ * (r, c) and of (c, r) over the entries differ).  All threads. */
+int kpart_block_symmetric(const kpart_block *b);
+/* The one line for kpart_block_csr's failure rc */
+const char *kpart_csr_error(int rc);
 /* "kpart -R R -C C [--relabel none] --force -o DIR SOURCE": the command that
  * rebuilds the partition of manifest m (at DIR) in this version's format. */
 void kpart_rebuild_hint(const kpart_manifest *m, const char *dir, char *buf, size_t len);

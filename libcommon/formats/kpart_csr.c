@@ -4,7 +4,9 @@
  * (kpart_row_offsets, for the writer) and the column indices as the CSC's
  * transpose (kpart_transpose), which every reader makes and checks against
  * the stored row offsets (kpart_block_csr).  All threads; the same array
- * whatever their number.
+ * whatever their number.  A 1x1 block is symmetric (every edge stored both
+ * ways, rows and columns the same vertices): its CSR is its CSC, so
+ * kpart_block_csr only checks that and points colidx at rowidx.
  */
 #include "kpart.h"
 #include "kpart_internal.h"
@@ -331,8 +333,64 @@ static void transpose(const kpart_block *b, uint64_t *rp, void *colidx, int know
 
 void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx) { transpose(b, rp, colidx, 0); }
 
+/* a hash of the ordered pair (a, b); the GPU's check (gpu/kgpu_csr.cu)
+ * takes the same */
+static uint64_t pair_hash(uint64_t a, uint64_t b)
+{
+	uint64_t x = a * UINT64_C(0x9e3779b97f4a7c15) ^ (b + UINT64_C(0x632be59bd9b4e019));
+	x ^= x >> 31;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 29;
+	x *= UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 32);
+}
+
+int kpart_block_symmetric(const kpart_block *b)
+{
+	if (b->nrows != b->ncols)
+		return -1;
+	int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (b->nrows > 65536)
+	for (uint64_t r = 0; r <= b->nrows; r++)
+		bad |= b->rowptr[r] != b->colptr[r];
+	if (bad)
+		return -1;
+	uint64_t a = 0, z = 0;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(+ : a, z) if (b->nnz > 65536)
+	for (uint64_t c = 0; c < b->ncols; c++)
+		for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++) {
+			uint64_t r = kpart_idx(b->rowidx, b->idx64, k);
+			a += pair_hash(r, c);
+			z += pair_hash(c, r);
+		}
+	return a == z ? 0 : -2;
+}
+
+const char *kpart_csr_error(int rc)
+{
+	return rc == -2 ? "a 1x1 block whose entries are not symmetric (an entry (r, c) without its (c, r): corrupt rank "
+			  "file)"
+			: "the row offsets disagree with the rows of the columns (corrupt rank file)";
+}
+
+/* KBFS_SYM=0: a 1x1 block transposed as any other (the ablation) */
+static int sym_wanted(const kpart_block *b)
+{
+	const char *v = getenv("KBFS_SYM");
+	return b->g.R == 1 && b->g.C == 1 && !(v && !strcmp(v, "0"));
+}
+
 int kpart_block_csr(kpart_block *b)
 {
+	if (sym_wanted(b)) {
+		int rc = kpart_block_symmetric(b);
+		if (rc)
+			return rc;
+		if (b->colidx != b->rowidx)
+			free(b->colidx);
+		b->colidx = b->rowidx;
+		return 0;
+	}
 	size_t iw = b->idx64 ? 8 : 4;
 	uint64_t nr = b->nrows, *rp = kmalloc(kmul((size_t)nr + 1, 8));
 	void *ci = kmalloc(kmul((size_t)b->nnz, iw) + 1);
@@ -347,7 +405,8 @@ int kpart_block_csr(kpart_block *b)
 		free(ci);
 		return -1;
 	}
-	free(b->colidx);
+	if (b->colidx != b->rowidx)
+		free(b->colidx);
 	b->colidx = ci;
 	return 0;
 }

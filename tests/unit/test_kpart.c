@@ -501,6 +501,7 @@ static int helper(int argc, char **argv)
 static void test_transpose(void)
 {
 	enum { N = 1 << 17 };
+	setenv("KBFS_SYM", "0", 1); /* a 1x1 grid whose block is not symmetric: transposed */
 	kpart_block b;
 	memset(&b, 0, sizeof b);
 	kpart_grid_init(&b.g, N, 1, 1);
@@ -598,6 +599,66 @@ static void test_transpose(void)
 	free(want);
 	free(cur);
 	kpart_block_free(&b);
+	unsetenv("KBFS_SYM");
+}
+
+/* A 1x1 block is symmetric: kpart_block_csr checks it (offsets equal, an
+ * entry's mirror present) and points colidx at rowidx; kpart_block_free
+ * frees the array once; an entry moved (-2) or an offset moved (-1) is
+ * refused with the block unchanged; KBFS_SYM=0 transposes it, to the same
+ * indices. */
+static void test_symmetric(void)
+{
+	enum { N = 1 << 12 };
+	uint8_t *adj = calloc((size_t)N * N / 8, 1);
+	uint64_t s = 777, nnz = 0;
+	for (int e = 0; e < 6 * N; e++) {
+		uint64_t u = rnd(&s) % N, v = rnd(&s) % (u < 64 ? 64 : N);
+		if (u == v)
+			continue;
+		adj[(u * N + v) / 8] |= (uint8_t)(1u << ((u * N + v) % 8));
+		adj[(v * N + u) / 8] |= (uint8_t)(1u << ((v * N + u) % 8));
+	}
+	kpart_block b;
+	memset(&b, 0, sizeof b);
+	kpart_grid_init(&b.g, N, 1, 1);
+	b.ncols = b.nrows = N;
+	b.colptr = malloc(8 * (N + 1));
+	b.rowptr = malloc(8 * (N + 1));
+	uint32_t *ri = malloc(4 * (size_t)N * N / 8 + 4);
+	b.colptr[0] = 0;
+	for (uint64_t c = 0; c < N; c++) {
+		for (uint64_t r = 0; r < N; r++)
+			if (adj[(c * N + r) / 8] >> ((c * N + r) % 8) & 1)
+				ri[nnz++] = (uint32_t)r;
+		b.colptr[c + 1] = nnz;
+	}
+	free(adj);
+	memcpy(b.rowptr, b.colptr, 8 * (N + 1));
+	b.nnz = nnz;
+	b.rowidx = ri;
+	ok(kpart_block_symmetric(&b) == 0 && !kpart_block_csr(&b) && b.colidx == b.rowidx,
+	   "a symmetric 1x1 block (%llu entries): its CSC serves as its CSR", (unsigned long long)nnz);
+	setenv("KBFS_SYM", "0", 1);
+	b.colidx = NULL;
+	ok(!kpart_block_csr(&b) && b.colidx != b.rowidx && !memcmp(b.colidx, ri, 4 * nnz),
+	   "... KBFS_SYM=0: transposed, to the same indices");
+	unsetenv("KBFS_SYM");
+	free(b.colidx);
+	b.colidx = NULL;
+	uint64_t k = 0;
+	while (k + 1 < nnz && ri[k] + 1 >= ri[k + 1])
+		k++;
+	ri[k]++;
+	ok(kpart_block_symmetric(&b) == -2 && kpart_block_csr(&b) == -2 && !b.colidx,
+	   "... an entry moved in its column (offsets unchanged): refused as not symmetric");
+	ri[k]--;
+	b.rowptr[N / 2]++;
+	ok(kpart_block_csr(&b) == -1 && !b.colidx, "... a row offset moved: refused");
+	b.rowptr[N / 2]--;
+	ok(!kpart_block_csr(&b) && b.colidx == b.rowidx, "... put back: kept once again");
+	kpart_block_free(&b); /* rowidx freed once (ASan and valgrind would say otherwise) */
+	ok(!b.colidx && !b.rowidx, "kpart_block_free: the shared array freed once");
 }
 
 /* kcomm_shared_alloc on one process (kpart's KBFS_KPART_SHARED=1 buckets;
@@ -671,6 +732,7 @@ int main(int argc, char **argv)
 	test_builds();
 	test_inputs();
 	test_transpose();
+	test_symmetric();
 	kfs_rmtree(tmp);
 	return tap_done();
 }
