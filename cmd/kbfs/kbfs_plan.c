@@ -30,7 +30,10 @@ static void cpu_estimate(const kbfs_run *r, plan_msg *est)
 	uint64_t nseg = (uint64_t)(g->R > g->C ? g->R : g->C), cap = kbfs_engine_conf_of(r).wire_cap;
 	int files = o->pred_out || o->depth_out;
 	/* partition: CSC, CSR, tdeg, orig (and the inverse id map) */
-	est->part = 8 * (b->ncols + 1) + 8 * (b->nrows + 1) + 2 * b->nnz * iw + 8 * g->nb + (b->orig ? 8 * g->nb + 16 * g->nb : 0);
+	/* (the CSR's column indices are the CSC's row indices on a 1x1 block) */
+	uint64_t ways = b->colidx && b->colidx == b->rowidx ? 1 : 2;
+	est->part = 8 * (b->ncols + 1) + 8 * (b->nrows + 1) + ways * b->nnz * iw + 8 * g->nb +
+		    (b->orig ? 8 * g->nb + 16 * g->nb : 0);
 	/* engine: 3 nb bitmaps, column frontier, 3 row bitmaps and the empty-row
 	 * bitmap, PL, PRED and the two wire buffers */
 	est->engine = 8 * (3 * nbw + ncolw + 4 * nroww + b->nrows + g->nb) + 2 * nseg * cap;

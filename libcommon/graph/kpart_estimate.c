@@ -54,13 +54,15 @@ int kpart_estimate_make(uint64_t nv, uint64_t M, int R, int C, kpart_estimate *e
 	uint64_t fin = keys + 8 * (big + 1) + 8 * (ncols + nrows);
 	e->build_device_bytes = csc > fin ? csc : fin;
 	/* kbfs with the CPU engine, as kbfs_plan.c counts it for a built
-	 * partition: the block (8-byte offsets, the indices, tdeg), the
+	 * partition: the block (8-byte offsets, the indices once on 1x1,
+	 * twice elsewhere, tdeg, orig and its inverse map), the
 	 * engine (its bitmaps, a packed word per local row and per owned
 	 * vertex, two wire buffers of nb/8 bytes per peer), and for
 	 * validation this rank's entries and every vertex's parent and depth
 	 * (8 + 5 bytes); the CUDA engine keeps less here */
 	uint64_t nb = e->g.nb, peers = (uint64_t)(R > C ? R : C);
-	e->host_bytes = 8 * (ncols + 1) + 8 * (nrows + 1) + 2 * (uint64_t)I * e->nnz_rank + 8 * nb +
+	uint64_t ways = R == 1 && C == 1 ? 1 : 2; /* a 1x1 block's CSR is its CSC (kpart_block_csr) */
+	e->host_bytes = 8 * (ncols + 1) + 8 * (nrows + 1) + ways * (uint64_t)I * e->nnz_rank + 8 * nb + 24 * nb +
 			8 * (3 * nb / 64 + ncols / 64 + 4 * nrows / 64 + nrows + nb) + 2 * peers * ((nb / 8 + 7) & ~UINT64_C(7)) +
 			8 * nb + 13 * e->g.N;
 	/* kpart on one host: the busiest rank's keys (8 bytes a kept tuple
