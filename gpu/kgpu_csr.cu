@@ -128,19 +128,9 @@ template <typename Idx, typename Off> int build(kgpu_state *st)
 	return 0;
 }
 
-// a hash of the ordered pair (a, b): h(a, b) != h(b, a) in general
-__device__ __forceinline__ u64 pair_hash(u64 a, u64 b)
-{
-	u64 x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 29;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 32);
-}
-
-// sum[0] += h(r, c), sum[1] += h(c, r) over every entry (r in column c):
-// equal sums (mod 2^64) for a symmetric block, a warp a column
+// sum[0] += h(r, c), sum[1] += h(c, r) over every entry (r in column c),
+// h = kpart_pair_hash as on the host: equal sums (mod 2^64) for a
+// symmetric block, a warp a column
 template <typename Idx, typename Off>
 __global__ void k_symsum(const Off *__restrict__ colptr, const Idx *__restrict__ rowidx, u64 ncols, ull *sum)
 {
@@ -150,8 +140,8 @@ __global__ void k_symsum(const Off *__restrict__ colptr, const Idx *__restrict__
 		const u64 end = colptr[c + 1];
 		for (u64 k = colptr[c] + lane; k < end; k += 32) {
 			const u64 r = rowidx[k];
-			a += pair_hash(r, c);
-			b += pair_hash(c, r);
+			a += kpart_pair_hash(r, c);
+			b += kpart_pair_hash(c, r);
 		}
 	}
 	for (int o = 16; o > 0; o /= 2) {
@@ -183,9 +173,7 @@ template <typename Idx, typename Off> int sym_check(kgpu_state *st)
 	CUDA_CHECK(cudaStreamSynchronize(st->s));
 	CUDA_CHECK(cudaFree(sum));
 	if (h[0] != h[1]) {
-		kerror("cuda: rank %d: a 1x1 block whose entries are not symmetric (an entry (r, c) without its (c, r): "
-		       "corrupt rank file)",
-		       g.rank);
+		kerror("cuda: rank %d: %s", g.rank, kpart_csr_error(-2));
 		return KEXIT_DATA;
 	}
 	return 0;

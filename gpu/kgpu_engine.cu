@@ -353,7 +353,10 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 
 	double t0 = ktime();
 	const u64 iw = st->g.idx64 ? 8 : 4;
-	if (st->g.sym && memcmp(b->rowptr, b->colptr, (st->g.nrows + 1) * 8)) {
+	// a 1x1 block the host already took as symmetric (kpart_block_csr: its
+	// colidx is rowidx) is not checked again
+	const int checked = b->colidx && b->colidx == b->rowidx;
+	if (st->g.sym && !checked && memcmp(b->rowptr, b->colptr, (st->g.nrows + 1) * 8)) {
 		kerror("cuda: rank %d: a 1x1 block whose row offsets differ from its column offsets is not symmetric "
 		       "(corrupt rank file)", st->g.rank);
 		free_all(st);
@@ -370,7 +373,7 @@ static int setup(kbfs_engine *e, const kpart_block *b, const kbfs_engine_conf *c
 	// so), else made here from the CSC (kbfs's default), or copied where the
 	// host made them (KBFS_CUDA_CSR_DEVICE=0)
 	if (st->g.sym)
-		rc = kgpu_sym_check(st);
+		rc = checked ? 0 : kgpu_sym_check(st);
 	else if (b->colidx)
 		kgpu_copy_staged(st->slot[KS_COLIDX], b->colidx, b->nnz * iw, cudaMemcpyHostToDevice, st->s);
 	else

@@ -49,14 +49,14 @@ struct vout {
 __global__ void k_vlev(const u64 *__restrict__ pred, uint16_t *__restrict__ lev, u64 nb, u64 N, vout *out)
 {
 	u32 miss = 0;
-	for (u64 c = blockIdx.x * (u64)blockDim.x + threadIdx.x; c < nb; c += (u64)gridDim.x * blockDim.x) {
-		u64 e = pred[c];
+	for (u64 v = blockIdx.x * (u64)blockDim.x + threadIdx.x; v < nb; v += (u64)gridDim.x * blockDim.x) {
+		u64 e = pred[v];
 		u32 l = UNR;
 		if (e != KBFS_NONE) {
 			l = (u32)(e >> KBFS_PARENT_BITS);
 			miss |= (e & KBFS_PARENT_MASK) >= N || l >= UNR - 1;
 		}
-		lev[c] = (uint16_t)l;
+		lev[v] = (uint16_t)l;
 	}
 	if (__any_sync(KGPU_FULL, miss) && kgpu_lane() == 0)
 		atomicOr(&out->miss, 1ull);

@@ -124,6 +124,25 @@ static inline uint64_t kpart_idx(const void *a, int idx64, uint64_t k)
 	return idx64 ? ((const uint64_t *)a)[k] : ((const uint32_t *)a)[k];
 }
 
+/* A hash of the ordered pair (a, b) (h(a, b) != h(b, a) in general): the
+ * symmetry checks sum h(u, v) and h(v, u) over the stored entries, which
+ * agree when every entry has its mirror (kpart_block_symmetric, the CUDA
+ * engine's check of a 1x1 block, kstat's check of a whole partition).
+ * Host and device alike. */
+#ifdef __CUDACC__
+#define KPART_HD static __host__ __device__ __forceinline__
+#else
+#define KPART_HD static inline
+#endif
+KPART_HD uint64_t kpart_mix(uint64_t x)
+{
+	x += UINT64_C(0x9e3779b97f4a7c15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+KPART_HD uint64_t kpart_pair_hash(uint64_t a, uint64_t b) { return kpart_mix(kpart_mix(a) ^ b); }
+
 /* Load rank file of P(i,j) of partition DIR (rank = i*C + j).  Checks the
  * manifest, size and CRC.  Returns 0 or a KEXIT code after kerror(). */
 int kpart_load(const char *dir, int rank, kpart_block *b);

@@ -333,18 +333,6 @@ static void transpose(const kpart_block *b, uint64_t *rp, void *colidx, int know
 
 void kpart_transpose(const kpart_block *b, uint64_t *rp, void *colidx) { transpose(b, rp, colidx, 0); }
 
-/* a hash of the ordered pair (a, b); the GPU's check (gpu/kgpu_csr.cu)
- * takes the same */
-static uint64_t pair_hash(uint64_t a, uint64_t b)
-{
-	uint64_t x = a * UINT64_C(0x9e3779b97f4a7c15) ^ (b + UINT64_C(0x632be59bd9b4e019));
-	x ^= x >> 31;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 29;
-	x *= UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 32);
-}
-
 int kpart_block_symmetric(const kpart_block *b)
 {
 	if (b->nrows != b->ncols)
@@ -360,8 +348,8 @@ int kpart_block_symmetric(const kpart_block *b)
 	for (uint64_t c = 0; c < b->ncols; c++)
 		for (uint64_t k = b->colptr[c]; k < b->colptr[c + 1]; k++) {
 			uint64_t r = kpart_idx(b->rowidx, b->idx64, k);
-			a += pair_hash(r, c);
-			z += pair_hash(c, r);
+			a += kpart_pair_hash(r, c);
+			z += kpart_pair_hash(c, r);
 		}
 	return a == z ? 0 : -2;
 }

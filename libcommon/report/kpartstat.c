@@ -17,14 +17,6 @@
 
 /* ------------------------------------------------------------ check, dump */
 
-static uint64_t mix(uint64_t x)
-{
-	x += UINT64_C(0x9e3779b97f4a7c15);
-	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
-}
-
 static int has_map(const kpart_manifest *m)
 {
 	const char *v = kpart_manifest_get(m, "source_map");
@@ -68,8 +60,8 @@ static int check_block(const char *path, const kpart_block *b, const kpart_ranki
 				bad = u == v ? "a self-loop is stored" : "an edge touches a padding vertex";
 				break;
 			}
-			s->h_uv += mix(mix(u) ^ v);
-			s->h_vu += mix(mix(v) ^ u);
+			s->h_uv += kpart_pair_hash(u, v);
+			s->h_vu += kpart_pair_hash(v, u);
 		}
 	}
 	for (uint64_t r = 0; r < b->nrows && !bad; r++) {
